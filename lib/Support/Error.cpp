@@ -1,0 +1,24 @@
+//===- Error.cpp - Error helpers ------------------------------------------===//
+
+#include "weft/Support/Error.h"
+#include "llvm/Support/WithColor.h"
+#include "llvm/Support/raw_ostream.h"
+
+using namespace weft;
+
+char WeftError::ID = 0;
+
+int weft::reportError(llvm::StringRef tool, llvm::Error err) {
+  int code = ExitSuccess;
+  llvm::handleAllErrors(
+      std::move(err),
+      [&](const WeftError &e) {
+        llvm::errs() << tool << ": error: " << e.getMessage() << "\n";
+        code = e.getCode();
+      },
+      [&](const llvm::ErrorInfoBase &e) {
+        llvm::errs() << tool << ": error: " << e.message() << "\n";
+        code = ExitBadInput;
+      });
+  return code;
+}
