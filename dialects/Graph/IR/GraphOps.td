@@ -1,0 +1,678 @@
+//===- GraphOps.td - The graph dialect's operations --------*- tablegen -*-===//
+//
+// Every op implements CostOpInterface; its `getCost` body is given by the
+// `cost` template argument and composed from the helpers of GraphCost.h.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef WEFT_GRAPH_OPS
+#define WEFT_GRAPH_OPS
+
+include "Graph/IR/GraphDialect.td"
+include "Graph/IR/GraphInterfaces.td"
+include "mlir/IR/OpBase.td"
+include "mlir/Interfaces/SideEffectInterfaces.td"
+include "mlir/Interfaces/InferTypeOpInterface.td"
+
+class Graph_Op<string mnemonic, list<Trait> traits = [],
+               string cost = "return ::weft::graph::freeCost();">
+    : Op<Graph_Dialect, mnemonic,
+         !listconcat(traits, [DeclareOpInterfaceMethods<CostOpInterface>])> {
+  let extraClassDefinition =
+      "::weft::graph::OpCost $cppClass::getCost("
+      "const ::weft::graph::ShardShapes &shapes) {\n" # cost # "\n}\n";
+}
+
+def Graph_Tensor : RankedTensorOf<[AnyFloat, AnyInteger]>;
+def Graph_FloatTensor : RankedTensorOf<[AnyFloat]>;
+def Graph_IndexTensor : RankedTensorOf<[I32, I64]>;
+
+//===----------------------------------------------------------------------===//
+// Leaves: parameters, buffers, constants
+//===----------------------------------------------------------------------===//
+
+class Graph_LeafOp<string mnemonic, string what> : Graph_Op<mnemonic, [Pure]> {
+  let arguments = (ins StrAttr:$name, OptionalAttr<ElementsAttr>:$value);
+  let results = (outs Graph_Tensor:$result);
+  let assemblyFormat = "$name attr-dict `:` type($result)";
+  let hasVerifier = 1;
+  let description = "Declares " # what # [{ named `name` (the ONNX
+    initializer or input name). Its value is absent unless the model was
+    imported with `--with-weights`, in which case `value` holds it and must
+    have the result's type.
+
+    Example:
+
+    ```mlir
+    %w = graph.}] # mnemonic # [{ "encoder.0.attn.q.weight" : tensor<768x768xf32>
+    ```
+  }];
+}
+
+def Graph_ParameterOp : Graph_LeafOp<"parameter",
+    "a trainable parameter (it receives a gradient and optimizer state)"> {
+  let summary = "a trainable parameter";
+}
+
+def Graph_BufferOp : Graph_LeafOp<"buffer",
+    "a non-trainable tensor carried by the model (running statistics, masks, "
+    "position ids): no gradient, no optimizer state,"> {
+  let summary = "a non-trainable model tensor";
+}
+
+def Graph_ConstantOp : Graph_Op<"constant", [Pure, ConstantLike]> {
+  let summary = "a constant tensor";
+  let description = [{
+    A compile-time constant, e.g. the scale of attention scores or a folded
+    shape computation.
+
+    Example:
+
+    ```mlir
+    %c = graph.constant dense<8.0> : tensor<f32> : tensor<f32>
+    ```
+  }];
+  let arguments = (ins ElementsAttr:$value);
+  let results = (outs Graph_Tensor:$result);
+  let assemblyFormat = "$value attr-dict `:` type($result)";
+  let hasVerifier = 1;
+  let hasFolder = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Contractions
+//===----------------------------------------------------------------------===//
+
+def Graph_MatMulOp : Graph_Op<"matmul", [Pure],
+    "return ::weft::graph::matmulCost(shapes);"> {
+  let summary = "batched matrix product with broadcast batch dimensions";
+  let description = [{
+    `result[..., m, n] = sum_k lhs[..., m, k] * rhs[..., k, n]`, with numpy
+    broadcasting of the leading (batch) dimensions (ONNX MatMul). Both
+    operands have rank ≥ 2. Forward FLOPs are 2·M·N·K per batch element and
+    backward FLOPs 4·M·N·K (one product for each operand's gradient).
+
+    Example:
+
+    ```mlir
+    %y = graph.matmul %x, %w : (tensor<32x128x768xf32>, tensor<768x3072xf32>) -> tensor<32x128x3072xf32>
+    ```
+  }];
+  let arguments = (ins Graph_FloatTensor:$lhs, Graph_FloatTensor:$rhs);
+  let results = (outs Graph_FloatTensor:$result);
+  let assemblyFormat = "operands attr-dict `:` functional-type(operands, results)";
+  let hasVerifier = 1;
+}
+
+def Graph_Conv2dOp : Graph_Op<"conv2d", [Pure],
+    "return ::weft::graph::conv2dCost(shapes, getGroup());"> {
+  let summary = "2-D convolution (NCHW, weights OIHW)";
+  let description = [{
+    ONNX Conv on 4-D tensors: `input` is N×C×H×W, `weight` is
+    O×(C/group)×KH×KW, the optional `bias` has O elements. `pads` are
+    [top, left, bottom, right].
+
+    Example:
+
+    ```mlir
+    %y = graph.conv2d %x, %w {strides = array<i64: 1, 1>, pads = array<i64: 1, 1, 1, 1>, dilations = array<i64: 1, 1>, group = 1 : i64} : (tensor<32x3x32x32xf32>, tensor<64x3x3x3xf32>) -> tensor<32x64x32x32xf32>
+    ```
+  }];
+  let arguments = (ins Graph_FloatTensor:$input, Graph_FloatTensor:$weight,
+                   Optional<Graph_FloatTensor>:$bias,
+                   DenseI64ArrayAttr:$strides, DenseI64ArrayAttr:$pads,
+                   DenseI64ArrayAttr:$dilations, I64Attr:$group);
+  let results = (outs Graph_FloatTensor:$result);
+  let assemblyFormat = "operands attr-dict `:` functional-type(operands, results)";
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Elementwise
+//===----------------------------------------------------------------------===//
+
+class Graph_BinaryOp<string mnemonic, string math, string cost>
+    : Graph_Op<mnemonic, [Pure, ResultsBroadcastableShape,
+                          SameOperandsAndResultElementType], cost> {
+  let summary = "elementwise " # math # " with broadcasting";
+  let description = "Computes `result = " # math # [{` elementwise with numpy
+    broadcasting (ONNX semantics). Operand and result element types agree.
+
+    Example:
+
+    ```mlir
+    %z = graph.}] # mnemonic # [{ %x, %b : (tensor<32x128x768xf32>, tensor<768xf32>) -> tensor<32x128x768xf32>
+    ```
+  }];
+  let arguments = (ins Graph_Tensor:$lhs, Graph_Tensor:$rhs);
+  let results = (outs Graph_Tensor:$result);
+  let assemblyFormat = "operands attr-dict `:` functional-type(operands, results)";
+}
+
+// Backward of add/sub only passes the gradient through (and reduces over
+// broadcast dims); mul/div/pow need their inputs.
+def Graph_AddOp : Graph_BinaryOp<"add", "lhs + rhs",
+    "return ::weft::graph::binaryCost(shapes, 1, 1, /*keepInputs=*/false);">;
+def Graph_SubOp : Graph_BinaryOp<"sub", "lhs - rhs",
+    "return ::weft::graph::binaryCost(shapes, 1, 2, /*keepInputs=*/false);">;
+def Graph_MulOp : Graph_BinaryOp<"mul", "lhs * rhs",
+    "return ::weft::graph::binaryCost(shapes, 1, 2, /*keepInputs=*/true);">;
+def Graph_DivOp : Graph_BinaryOp<"div", "lhs / rhs",
+    "return ::weft::graph::binaryCost(shapes, 1, 4, /*keepInputs=*/true);">;
+def Graph_PowOp : Graph_BinaryOp<"pow", "lhs ^ rhs",
+    "return ::weft::graph::binaryCost(shapes, 4, 8, /*keepInputs=*/true);">;
+def Graph_MinOp : Graph_BinaryOp<"min", "min(lhs, rhs)",
+    "return ::weft::graph::binaryCost(shapes, 1, 1, /*keepInputs=*/true);">;
+def Graph_MaxOp : Graph_BinaryOp<"max", "max(lhs, rhs)",
+    "return ::weft::graph::binaryCost(shapes, 1, 1, /*keepInputs=*/true);">;
+
+def Graph_CompareOp : Graph_Op<"compare", [Pure, ResultsBroadcastableShape],
+    "return ::weft::graph::binaryCost(shapes, 1, 0, /*keepInputs=*/false);"> {
+  let summary = "elementwise comparison with broadcasting";
+  let description = [{
+    Compares `lhs` and `rhs` elementwise with `predicate` one of `eq`, `ne`,
+    `lt`, `le`, `gt`, `ge`, giving an `i1` tensor. No gradient flows through.
+
+    Example:
+
+    ```mlir
+    %m = graph.compare %ids, %zero {predicate = "eq"} : (tensor<32x128xi64>, tensor<i64>) -> tensor<32x128xi1>
+    ```
+  }];
+  let arguments = (ins Graph_Tensor:$lhs, Graph_Tensor:$rhs, StrAttr:$predicate);
+  let results = (outs RankedTensorOf<[I1]>:$result);
+  let assemblyFormat = "operands attr-dict `:` functional-type(operands, results)";
+  let hasVerifier = 1;
+}
+
+def Graph_SelectOp : Graph_Op<"select", [Pure, ResultsBroadcastableShape],
+    "return ::weft::graph::binaryCost(shapes, 1, 1, /*keepInputs=*/false);"> {
+  let summary = "elementwise choice with broadcasting (ONNX Where)";
+  let description = [{
+    `result = condition ? lhs : rhs` elementwise, with numpy broadcasting of
+    all three operands. The gradient flows to `lhs` where the condition holds
+    and to `rhs` elsewhere.
+
+    Example:
+
+    ```mlir
+    %s = graph.select %mask, %scores, %neg : (tensor<1x1x128x128xi1>, tensor<32x12x128x128xf32>, tensor<f32>) -> tensor<32x12x128x128xf32>
+    ```
+  }];
+  let arguments = (ins RankedTensorOf<[I1]>:$condition, Graph_Tensor:$lhs,
+                   Graph_Tensor:$rhs);
+  let results = (outs Graph_Tensor:$result);
+  let assemblyFormat = "operands attr-dict `:` functional-type(operands, results)";
+  let hasVerifier = 1;
+}
+
+class Graph_UnaryOp<string mnemonic, string math, string cost>
+    : Graph_Op<mnemonic, [Pure, SameOperandsAndResultType], cost> {
+  let summary = "elementwise " # math;
+  let description = "Computes `result = " # math # [{` elementwise; the
+    result has the operand's type.
+
+    Example:
+
+    ```mlir
+    %y = graph.}] # mnemonic # [{ %x : tensor<32x3072xf32>
+    ```
+  }];
+  let arguments = (ins Graph_Tensor:$input);
+  let results = (outs Graph_Tensor:$result);
+  let assemblyFormat = "$input attr-dict `:` type($result)";
+}
+
+// Per-element FLOP counts are conventional (one per arithmetic operation;
+// transcendental functions as a handful); what the backward keeps is exact.
+def Graph_SqrtOp : Graph_UnaryOp<"sqrt", "sqrt(input)",
+    "return ::weft::graph::unaryCost(shapes, 1, 2, ::weft::graph::Keep::Result);">;
+def Graph_RsqrtOp : Graph_UnaryOp<"rsqrt", "1 / sqrt(input)",
+    "return ::weft::graph::unaryCost(shapes, 2, 3, ::weft::graph::Keep::Result);">;
+def Graph_NegOp : Graph_UnaryOp<"neg", "-input",
+    "return ::weft::graph::unaryCost(shapes, 1, 1, ::weft::graph::Keep::Nothing);">;
+def Graph_ReluOp : Graph_UnaryOp<"relu", "max(input, 0)",
+    "return ::weft::graph::unaryCost(shapes, 1, 1, ::weft::graph::Keep::Result);">;
+def Graph_GeluOp : Graph_UnaryOp<"gelu", "input * Phi(input) (erf form)",
+    "return ::weft::graph::unaryCost(shapes, 8, 12, ::weft::graph::Keep::Input);">;
+def Graph_TanhOp : Graph_UnaryOp<"tanh", "tanh(input)",
+    "return ::weft::graph::unaryCost(shapes, 4, 2, ::weft::graph::Keep::Result);">;
+def Graph_SigmoidOp : Graph_UnaryOp<"sigmoid", "1 / (1 + exp(-input))",
+    "return ::weft::graph::unaryCost(shapes, 4, 2, ::weft::graph::Keep::Result);">;
+def Graph_ErfOp : Graph_UnaryOp<"erf", "erf(input)",
+    "return ::weft::graph::unaryCost(shapes, 4, 4, ::weft::graph::Keep::Input);">;
+def Graph_ExpOp : Graph_UnaryOp<"exp", "exp(input)",
+    "return ::weft::graph::unaryCost(shapes, 4, 1, ::weft::graph::Keep::Result);">;
+def Graph_LogOp : Graph_UnaryOp<"log", "log(input)",
+    "return ::weft::graph::unaryCost(shapes, 4, 1, ::weft::graph::Keep::Input);">;
+
+def Graph_ClipOp : Graph_Op<"clip", [Pure, SameOperandsAndResultType],
+    "return ::weft::graph::unaryCost(shapes, 2, 1, ::weft::graph::Keep::Input);"> {
+  let summary = "elementwise clamp to [min, max]";
+  let description = [{
+    `result = min(max(input, min), max)`; either bound may be absent
+    (ONNX Clip, e.g. ReLU6 in MobileNet). The gradient is zero where the
+    input was clamped.
+
+    Example:
+
+    ```mlir
+    %y = graph.clip %x {min = 0.0, max = 6.0} : tensor<32x96x16x16xf32>
+    ```
+  }];
+  let arguments = (ins Graph_Tensor:$input, OptionalAttr<F64Attr>:$min,
+                   OptionalAttr<F64Attr>:$max);
+  let results = (outs Graph_Tensor:$result);
+  let assemblyFormat = "$input attr-dict `:` type($result)";
+  let hasVerifier = 1;
+}
+
+def Graph_CastOp : Graph_Op<"cast", [Pure, SameOperandsAndResultShape],
+    "return ::weft::graph::unaryCost(shapes, 0, 0, ::weft::graph::Keep::Nothing);"> {
+  let summary = "elementwise element-type conversion";
+  let description = [{
+    Converts each element to the result's element type (ONNX Cast). Float to
+    float casts pass the gradient through; casts from or to integers have
+    none.
+
+    Example:
+
+    ```mlir
+    %f = graph.cast %mask : tensor<32x128xi64> -> tensor<32x128xf32>
+    ```
+  }];
+  let arguments = (ins Graph_Tensor:$input);
+  let results = (outs Graph_Tensor:$result);
+  let assemblyFormat = "$input attr-dict `:` type($input) `->` type($result)";
+}
+
+def Graph_ExpandOp : Graph_Op<"expand", [Pure],
+    "return ::weft::graph::movementCost(shapes);"> {
+  let summary = "broadcast to a larger shape";
+  let description = [{
+    Broadcasts `input` to the result shape by numpy rules (ONNX Expand). The
+    backward sums the gradient over the broadcast dimensions.
+
+    Example:
+
+    ```mlir
+    %e = graph.expand %pos : tensor<1x128x768xf32> -> tensor<32x128x768xf32>
+    ```
+  }];
+  let arguments = (ins Graph_Tensor:$input);
+  let results = (outs Graph_Tensor:$result);
+  let assemblyFormat = "$input attr-dict `:` type($input) `->` type($result)";
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Normalisation and softmax
+//===----------------------------------------------------------------------===//
+
+class Graph_SoftmaxLikeOp<string mnemonic, string math>
+    : Graph_Op<mnemonic, [Pure, SameOperandsAndResultType],
+               "return ::weft::graph::softmaxCost(shapes);"> {
+  let summary = math # " along one axis";
+  let description = "Computes " # math # [{ along `axis` (negative values
+    count from the end), numerically stabilised by subtracting the maximum.
+
+    Example:
+
+    ```mlir
+    %p = graph.}] # mnemonic # [{ %scores {axis = -1 : i64} : tensor<32x12x128x128xf32>
+    ```
+  }];
+  let arguments = (ins Graph_FloatTensor:$input, I64Attr:$axis);
+  let results = (outs Graph_FloatTensor:$result);
+  let assemblyFormat = "$input attr-dict `:` type($result)";
+  let hasVerifier = 1;
+}
+
+def Graph_SoftmaxOp : Graph_SoftmaxLikeOp<"softmax", "softmax">;
+def Graph_LogSoftmaxOp : Graph_SoftmaxLikeOp<"log_softmax", "log-softmax">;
+
+def Graph_LayerNormOp : Graph_Op<"layer_norm", [Pure],
+    "return ::weft::graph::normCost(shapes);"> {
+  let summary = "layer normalisation over the trailing dimensions";
+  let description = [{
+    Normalises `input` over the dimensions from `axis` to the last to zero
+    mean and unit variance (with `epsilon`), then applies the elementwise
+    affine `scale` and `bias`, whose shape is that of the normalised
+    dimensions (ONNX LayerNormalization).
+
+    Example:
+
+    ```mlir
+    %y = graph.layer_norm %x, %g, %b {axis = -1 : i64, epsilon = 1.0e-12 : f64} : (tensor<32x128x768xf32>, tensor<768xf32>, tensor<768xf32>) -> tensor<32x128x768xf32>
+    ```
+  }];
+  let arguments = (ins Graph_FloatTensor:$input, Graph_FloatTensor:$scale,
+                   Graph_FloatTensor:$bias, I64Attr:$axis, F64Attr:$epsilon);
+  let results = (outs Graph_FloatTensor:$result);
+  let assemblyFormat = "operands attr-dict `:` functional-type(operands, results)";
+  let hasVerifier = 1;
+}
+
+def Graph_BatchNormOp : Graph_Op<"batch_norm", [Pure],
+    "return ::weft::graph::normCost(shapes);"> {
+  let summary = "batch normalisation over N, H, W per channel";
+  let description = [{
+    ONNX BatchNormalization on an N×C×… input. With `training` set, the
+    statistics are those of the batch (a reduction over every dimension but
+    the channel) and `running_mean`/`running_var` are buffers updated with
+    `momentum`; otherwise the running statistics are used and the op is an
+    elementwise affine map. `scale` and `bias` have C elements.
+
+    Example:
+
+    ```mlir
+    %y = graph.batch_norm %x, %g, %b, %rm, %rv {epsilon = 1.0e-5 : f64, momentum = 0.9 : f64, training = true} : (tensor<32x64x16x16xf32>, tensor<64xf32>, tensor<64xf32>, tensor<64xf32>, tensor<64xf32>) -> tensor<32x64x16x16xf32>
+    ```
+  }];
+  let arguments = (ins Graph_FloatTensor:$input, Graph_FloatTensor:$scale,
+                   Graph_FloatTensor:$bias, Graph_FloatTensor:$running_mean,
+                   Graph_FloatTensor:$running_var, F64Attr:$epsilon,
+                   F64Attr:$momentum, BoolAttr:$training);
+  let results = (outs Graph_FloatTensor:$result);
+  let assemblyFormat = "operands attr-dict `:` functional-type(operands, results)";
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Reductions
+//===----------------------------------------------------------------------===//
+
+class Graph_ReduceOp<string mnemonic, string math>
+    : Graph_Op<mnemonic, [Pure], "return ::weft::graph::reduceCost(shapes);"> {
+  let summary = math # " over some axes";
+  let description = "Reduces `input` by " # math # [{ over `axes` (sorted,
+    non-negative after import), keeping them as size-1 dimensions when
+    `keepdims` is set.
+
+    Example:
+
+    ```mlir
+    %m = graph.}] # mnemonic # [{ %x {axes = array<i64: 2>, keepdims = true} : tensor<32x128x768xf32> -> tensor<32x128x1xf32>
+    ```
+  }];
+  let arguments = (ins Graph_Tensor:$input, DenseI64ArrayAttr:$axes,
+                   BoolAttr:$keepdims);
+  let results = (outs Graph_Tensor:$result);
+  let assemblyFormat = "$input attr-dict `:` type($input) `->` type($result)";
+  let hasVerifier = 1;
+}
+
+def Graph_ReduceSumOp : Graph_ReduceOp<"reduce_sum", "a sum">;
+def Graph_ReduceMeanOp : Graph_ReduceOp<"reduce_mean", "the mean">;
+def Graph_ReduceMaxOp : Graph_ReduceOp<"reduce_max", "the maximum">;
+
+//===----------------------------------------------------------------------===//
+// Data movement
+//===----------------------------------------------------------------------===//
+
+def Graph_ReshapeOp : Graph_Op<"reshape", [Pure]> {
+  let summary = "reinterpret a tensor with another shape";
+  let description = [{
+    Same elements in row-major order, another static shape with the same
+    number of elements. Free: no data moves.
+
+    Example:
+
+    ```mlir
+    %h = graph.reshape %x : tensor<32x128x768xf32> -> tensor<32x128x12x64xf32>
+    ```
+  }];
+  let arguments = (ins Graph_Tensor:$input);
+  let results = (outs Graph_Tensor:$result);
+  let assemblyFormat = "$input attr-dict `:` type($input) `->` type($result)";
+  let hasVerifier = 1;
+  let hasFolder = 1;
+}
+
+def Graph_TransposeOp : Graph_Op<"transpose", [Pure],
+    "return ::weft::graph::movementCost(shapes);"> {
+  let summary = "permute dimensions";
+  let description = [{
+    `result` dimension i is `input` dimension `perm[i]`.
+
+    Example:
+
+    ```mlir
+    %t = graph.transpose %x {perm = array<i64: 0, 2, 1, 3>} : tensor<32x128x12x64xf32> -> tensor<32x12x128x64xf32>
+    ```
+  }];
+  let arguments = (ins Graph_Tensor:$input, DenseI64ArrayAttr:$perm);
+  let results = (outs Graph_Tensor:$result);
+  let assemblyFormat = "$input attr-dict `:` type($input) `->` type($result)";
+  let hasVerifier = 1;
+}
+
+def Graph_ConcatOp : Graph_Op<"concat", [Pure],
+    "return ::weft::graph::movementCost(shapes);"> {
+  let summary = "join tensors along one axis";
+  let description = [{
+    Concatenates the inputs along `axis`; all other dimensions agree.
+
+    Example:
+
+    ```mlir
+    %c = graph.concat %cls, %patches {axis = 1 : i64} : (tensor<32x1x768xf32>, tensor<32x64x768xf32>) -> tensor<32x65x768xf32>
+    ```
+  }];
+  let arguments = (ins Variadic<Graph_Tensor>:$inputs, I64Attr:$axis);
+  let results = (outs Graph_Tensor:$result);
+  let assemblyFormat = "$inputs attr-dict `:` functional-type($inputs, results)";
+  let hasVerifier = 1;
+}
+
+def Graph_SplitOp : Graph_Op<"split", [Pure],
+    "return ::weft::graph::movementCost(shapes);"> {
+  let summary = "cut a tensor into pieces along one axis";
+  let description = [{
+    Splits `input` along `axis` into consecutive pieces whose extents are the
+    results' extents on that axis.
+
+    Example:
+
+    ```mlir
+    %q, %k, %v = graph.split %qkv {axis = 2 : i64} : (tensor<32x128x2304xf32>) -> (tensor<32x128x768xf32>, tensor<32x128x768xf32>, tensor<32x128x768xf32>)
+    ```
+  }];
+  let arguments = (ins Graph_Tensor:$input, I64Attr:$axis);
+  let results = (outs Variadic<Graph_Tensor>:$results);
+  let assemblyFormat = "$input attr-dict `:` functional-type($input, $results)";
+  let hasVerifier = 1;
+}
+
+def Graph_SliceOp : Graph_Op<"slice", [Pure],
+    "return ::weft::graph::movementCost(shapes);"> {
+  let summary = "strided window of a tensor";
+  let description = [{
+    Takes, in every dimension d, the elements `starts[d]`, `starts[d] +
+    steps[d]`, … below `limits[d]` (all static, one entry per dimension,
+    steps positive; ONNX Slice after normalisation).
+
+    Example:
+
+    ```mlir
+    %cls = graph.slice %x {starts = array<i64: 0, 0, 0>, limits = array<i64: 32, 1, 768>, steps = array<i64: 1, 1, 1>} : tensor<32x65x768xf32> -> tensor<32x1x768xf32>
+    ```
+  }];
+  let arguments = (ins Graph_Tensor:$input, DenseI64ArrayAttr:$starts,
+                   DenseI64ArrayAttr:$limits, DenseI64ArrayAttr:$steps);
+  let results = (outs Graph_Tensor:$result);
+  let assemblyFormat = "$input attr-dict `:` type($input) `->` type($result)";
+  let hasVerifier = 1;
+}
+
+def Graph_GatherOp : Graph_Op<"gather", [Pure],
+    "return ::weft::graph::gatherCost(shapes);"> {
+  let summary = "index into one axis (embedding lookup)";
+  let description = [{
+    ONNX Gather: `result[i..., j..., k...] = data[i..., indices[j...], k...]`
+    where `indices` replaces dimension `axis` of `data`. An embedding lookup
+    is a gather on axis 0 of a parameter; its backward scatters-adds into the
+    table.
+
+    Example:
+
+    ```mlir
+    %e = graph.gather %table, %ids {axis = 0 : i64} : (tensor<30522x768xf32>, tensor<32x128xi64>) -> tensor<32x128x768xf32>
+    ```
+  }];
+  let arguments = (ins Graph_Tensor:$data, Graph_IndexTensor:$indices,
+                   I64Attr:$axis);
+  let results = (outs Graph_Tensor:$result);
+  let assemblyFormat = "operands attr-dict `:` functional-type(operands, results)";
+  let hasVerifier = 1;
+}
+
+def Graph_FlattenOp : Graph_Op<"flatten", [Pure]> {
+  let summary = "collapse to two dimensions";
+  let description = [{
+    ONNX Flatten: the dimensions before `axis` become the first result
+    dimension and the rest the second. Free, like a reshape.
+
+    Example:
+
+    ```mlir
+    %f = graph.flatten %x {axis = 1 : i64} : tensor<32x512x1x1xf32> -> tensor<32x512xf32>
+    ```
+  }];
+  let arguments = (ins Graph_Tensor:$input, I64Attr:$axis);
+  let results = (outs Graph_Tensor:$result);
+  let assemblyFormat = "$input attr-dict `:` type($input) `->` type($result)";
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Pooling
+//===----------------------------------------------------------------------===//
+
+class Graph_PoolOp<string mnemonic, string math>
+    : Graph_Op<mnemonic, [Pure],
+               "return ::weft::graph::poolCost(shapes, getKernel());"> {
+  let summary = "2-D " # math # " pooling (NCHW)";
+  let description = "Takes the " # math # [{ of each `kernel` window moved
+    by `strides` over the zero/−∞-padded input (`pads` = [top, left, bottom,
+    right]).
+
+    Example:
+
+    ```mlir
+    %p = graph.}] # mnemonic # [{ %x {kernel = array<i64: 2, 2>, strides = array<i64: 2, 2>, pads = array<i64: 0, 0, 0, 0>} : tensor<32x64x32x32xf32> -> tensor<32x64x16x16xf32>
+    ```
+  }];
+  let arguments = (ins Graph_FloatTensor:$input, DenseI64ArrayAttr:$kernel,
+                   DenseI64ArrayAttr:$strides, DenseI64ArrayAttr:$pads);
+  let results = (outs Graph_FloatTensor:$result);
+  let assemblyFormat = "$input attr-dict `:` type($input) `->` type($result)";
+  let hasVerifier = 1;
+}
+
+def Graph_MaxPoolOp : Graph_PoolOp<"max_pool", "maximum">;
+def Graph_AvgPoolOp : Graph_PoolOp<"avg_pool", "average">;
+
+def Graph_GlobalAvgPoolOp : Graph_Op<"global_avg_pool", [Pure],
+    "return ::weft::graph::reduceCost(shapes);"> {
+  let summary = "average over all spatial positions";
+  let description = [{
+    N×C×H×W → N×C×1×1 by averaging over H and W.
+
+    Example:
+
+    ```mlir
+    %g = graph.global_avg_pool %x : tensor<32x512x4x4xf32> -> tensor<32x512x1x1xf32>
+    ```
+  }];
+  let arguments = (ins Graph_FloatTensor:$input);
+  let results = (outs Graph_FloatTensor:$result);
+  let assemblyFormat = "$input attr-dict `:` type($input) `->` type($result)";
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Regularisation, losses, mixture of experts
+//===----------------------------------------------------------------------===//
+
+def Graph_DropoutOp : Graph_Op<"dropout", [SameOperandsAndResultType],
+    "return ::weft::graph::dropoutCost(shapes);"> {
+  let summary = "training-mode dropout";
+  let description = [{
+    Zeroes each element with probability `ratio` and scales the rest by
+    1 / (1 − ratio). The mask is keyed by the element's global index, so a
+    distributed run draws the same mask as one device. Eval-mode dropout is
+    the identity and is removed by the importer. Not `Pure`: two dropouts of
+    the same value draw different masks.
+
+    Example:
+
+    ```mlir
+    %d = graph.dropout %x {ratio = 1.0e-1 : f64} : tensor<32x128x768xf32>
+    ```
+  }];
+  let arguments = (ins Graph_FloatTensor:$input, F64Attr:$ratio);
+  let results = (outs Graph_FloatTensor:$result);
+  let assemblyFormat = "$input attr-dict `:` type($result)";
+  let hasVerifier = 1;
+}
+
+class Graph_LossOp<string mnemonic, string what, string cost>
+    : Graph_Op<mnemonic, [Pure], cost> {
+  let description = "The " # what # [{ of N×C `input` (class dimension 1,
+    optional trailing dimensions as in ONNX) against integer `labels` of
+    shape N×…, reduced by `reduction` (`mean` or `sum`) to a scalar. Labels
+    equal to `ignore_index`, when given, contribute nothing (and do not count
+    in the mean).
+
+    Example:
+
+    ```mlir
+    %l = graph.}] # mnemonic # [{ %logits, %labels {reduction = "mean"} : (tensor<4096x30522xf32>, tensor<4096xi64>) -> tensor<f32>
+    ```
+  }];
+  let arguments = (ins Graph_FloatTensor:$input, Graph_IndexTensor:$labels,
+                   StrAttr:$reduction, OptionalAttr<I64Attr>:$ignore_index);
+  let results = (outs 0DTensorOf<[AnyFloat]>:$result);
+  let assemblyFormat = "operands attr-dict `:` functional-type(operands, results)";
+  let hasVerifier = 1;
+}
+
+def Graph_CrossEntropyOp : Graph_LossOp<"cross_entropy",
+    "softmax cross-entropy of the logits",
+    "return ::weft::graph::softmaxCost(shapes);"> {
+  let summary = "softmax cross-entropy loss";
+}
+
+def Graph_NllLossOp : Graph_LossOp<"nll_loss",
+    "negative log-likelihood of the log-probabilities",
+    "return ::weft::graph::gatherCost(shapes);"> {
+  let summary = "negative log-likelihood loss";
+}
+
+def Graph_Top2GatingOp : Graph_Op<"top2_gating", [Pure],
+    "return ::weft::graph::top2GatingCost(shapes);"> {
+  let summary = "GShard top-2 gating with per-group capacity";
+  let description = [{
+    For G groups of S tokens with hidden size H (`tokens`: G×S×H) and a gate
+    weight H×E, computes the softmax gate over E experts, picks each token's
+    two best experts, and assigns it a slot among each expert's C slots
+    (capacity, counted per group; tokens over capacity are dropped). Returns
+    the 0/1 `dispatch` tensor and the gate-weighted `combine` tensor, both
+    G×S×E×C. Because capacity is local to a group, splitting the group
+    dimension needs no communication. Imported from the custom ONNX op
+    `weft.Top2Gating`.
+
+    Example:
+
+    ```mlir
+    %d, %c = graph.top2_gating %x, %wg : (tensor<32x128x768xf32>, tensor<768x16xf32>) -> (tensor<32x128x16x40xf32>, tensor<32x128x16x40xf32>)
+    ```
+  }];
+  let arguments = (ins Graph_FloatTensor:$tokens, Graph_FloatTensor:$gate);
+  let results = (outs Graph_FloatTensor:$dispatch, Graph_FloatTensor:$combine);
+  let assemblyFormat = "operands attr-dict `:` functional-type(operands, results)";
+  let hasVerifier = 1;
+}
+
+#endif // WEFT_GRAPH_OPS

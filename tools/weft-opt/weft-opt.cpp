@@ -1,0 +1,22 @@
+//===- weft-opt.cpp - Weft's pass driver ----------------------------------===//
+//
+// MlirOptMain with only the dialects and passes Weft uses.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Graph/IR/GraphDialect.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/DialectRegistry.h"
+#include "mlir/Tools/mlir-opt/MlirOptMain.h"
+#include "mlir/Transforms/Passes.h"
+
+int main(int argc, char **argv) {
+  mlir::registerCanonicalizerPass();
+  mlir::registerCSEPass();
+  mlir::registerSymbolDCEPass();
+
+  mlir::DialectRegistry registry;
+  registry.insert<weft::graph::GraphDialect, mlir::func::FuncDialect>();
+  return mlir::asMainReturnCode(
+      mlir::MlirOptMain(argc, argv, "Weft optimizer driver\n", registry));
+}
