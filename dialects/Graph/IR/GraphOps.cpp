@@ -202,9 +202,12 @@ LogicalResult LogSoftmaxOp::verify() {
 
 LogicalResult LayerNormOp::verify() {
   int64_t rank = rankOf(getInput());
-  if (failed(verifyAxis(*this, getAxis(), rank)))
+  // I64Attr getters return uint64_t: convert before comparing with zero.
+  int64_t axis = getAxis();
+  if (failed(verifyAxis(*this, axis, rank)))
     return failure();
-  int64_t axis = getAxis() < 0 ? getAxis() + rank : getAxis();
+  if (axis < 0)
+    axis += rank;
   ArrayRef<int64_t> normalized = shapeOf(getInput()).drop_front(axis);
   if (failed(verifySameShape(*this, normalized, shapeOf(getScale()), "scale")) ||
       failed(verifySameShape(*this, normalized, shapeOf(getBias()), "bias")))
@@ -295,8 +298,9 @@ OpFoldResult ReshapeOp::fold(FoldAdaptor) {
 
 LogicalResult FlattenOp::verify() {
   int64_t rank = rankOf(getInput());
-  if (getAxis() < 0 || getAxis() > rank)
-    return emitOpError() << "axis " << getAxis()
+  int64_t axis = getAxis();
+  if (axis < 0 || axis > rank)
+    return emitOpError() << "axis " << axis
                          << " is out of range for rank " << rank;
   if (failed(verifyViewTypes(*this)))
     return failure();
@@ -379,8 +383,9 @@ LogicalResult SliceOp::verify() {
 
 LogicalResult GatherOp::verify() {
   ArrayRef<int64_t> data = shapeOf(getData()), idx = shapeOf(getIndices());
-  if (getAxis() < 0 || getAxis() >= (int64_t)data.size())
-    return emitOpError() << "axis " << getAxis()
+  int64_t axis = getAxis();
+  if (axis < 0 || axis >= (int64_t)data.size())
+    return emitOpError() << "axis " << axis
                          << " is out of range for rank " << data.size();
   SmallVector<int64_t> expected(data.take_front(getAxis()));
   expected.append(idx.begin(), idx.end());
