@@ -23,41 +23,50 @@ static cl::opt<std::string> outputPath("o", cl::desc("Output ONNX file"),
                                        cl::value_desc("file"),
                                        cl::cat(zooCategory));
 
-static cl::opt<int64_t> layers("layers", cl::desc("Layers (blocks)"),
-                               cl::cat(zooCategory));
-static cl::opt<int64_t> hidden("hidden", cl::desc("Hidden size H"),
-                               cl::cat(zooCategory));
-static cl::opt<int64_t> heads("heads", cl::desc("Attention heads"),
-                              cl::cat(zooCategory));
-static cl::opt<int64_t> ffn("ffn", cl::desc("Feed-forward size F"),
-                            cl::cat(zooCategory));
-static cl::opt<int64_t> seq("seq", cl::desc("Sequence length S (tokens)"),
-                            cl::cat(zooCategory));
-static cl::opt<int64_t> vocab("vocab", cl::desc("Vocabulary size V"),
-                              cl::cat(zooCategory));
-static cl::opt<int64_t> experts("experts", cl::desc("MoE experts E (bert-moe)"),
+static cl::opt<std::string> layers(cl::value_desc("N"), "layers",
+                                   cl::desc("Layers (blocks)"),
+                                   cl::cat(zooCategory));
+static cl::opt<std::string> hidden(cl::value_desc("N"), "hidden",
+                                   cl::desc("Hidden size H"),
+                                   cl::cat(zooCategory));
+static cl::opt<std::string> heads(cl::value_desc("N"), "heads",
+                                  cl::desc("Attention heads"),
+                                  cl::cat(zooCategory));
+static cl::opt<std::string> ffn(cl::value_desc("N"), "ffn",
+                                cl::desc("Feed-forward size F"),
                                 cl::cat(zooCategory));
-static cl::opt<double>
-    capacityFactor("capacity-factor",
+static cl::opt<std::string> seq(cl::value_desc("N"), "seq",
+                                cl::desc("Sequence length S (tokens)"),
+                                cl::cat(zooCategory));
+static cl::opt<std::string> vocab(cl::value_desc("N"), "vocab",
+                                  cl::desc("Vocabulary size V"),
+                                  cl::cat(zooCategory));
+static cl::opt<std::string> experts(cl::value_desc("N"), "experts",
+                                    cl::desc("MoE experts E (bert-moe)"),
+                                    cl::cat(zooCategory));
+static cl::opt<std::string>
+    capacityFactor(cl::value_desc("X"), "capacity-factor",
                    cl::desc("MoE capacity factor (bert-moe); capacity per "
                             "group = ceil(2 * factor * S / E)"),
                    cl::cat(zooCategory));
-static cl::opt<int64_t> image("image",
-                              cl::desc("Image side in pixels (vgg19, vit)"),
-                              cl::cat(zooCategory));
-static cl::opt<int64_t> classes("classes",
-                                cl::desc("Classes (mlp, vgg19, vit)"),
-                                cl::cat(zooCategory));
-static cl::opt<int64_t>
-    batch("batch", cl::desc("Fix the batch size (default: symbolic 'batch')"),
+static cl::opt<std::string> image(cl::value_desc("N"), "image",
+                                  cl::desc("Image side in pixels (vgg19, vit)"),
+                                  cl::cat(zooCategory));
+static cl::opt<std::string> classes(cl::value_desc("N"), "classes",
+                                    cl::desc("Classes (mlp, vgg19, vit)"),
+                                    cl::cat(zooCategory));
+static cl::opt<std::string>
+    batch(cl::value_desc("N"), "batch",
+          cl::desc("Fix the batch size (default: symbolic 'batch')"),
           cl::cat(zooCategory));
 static cl::opt<bool>
     withWeights("with-weights",
                 cl::desc("Write random weights as initializers (small "
                          "models; default: weightless)"),
                 cl::cat(zooCategory));
-static cl::opt<uint64_t> seed("seed", cl::desc("Seed of --with-weights"),
-                              cl::init(0), cl::cat(zooCategory));
+static cl::opt<std::string> seed(cl::value_desc("N"), "seed",
+                                 cl::desc("Seed of --with-weights"),
+                                 cl::cat(zooCategory));
 
 static const char *const kOverview =
     "weft-zoo: writes weightless ONNX training models (opset 17) ending in a "
@@ -75,11 +84,26 @@ static const char *const kOverview =
     "  gpt       24 layers, hidden 1024, 16 heads, FFN 4096, seq 1024, vocab "
     "50257\n";
 
-/// Copies a flag into `field` when the user gave it.
-template <typename T, typename U>
-static void override(const cl::opt<T> &flag, U &field) {
-  if (flag.getNumOccurrences())
-    field = flag;
+/// Parses a numeric flag into `field` when the user gave it.
+template <typename T>
+static Error override(const cl::opt<std::string> &flag, T &field) {
+  if (!flag.getNumOccurrences())
+    return Error::success();
+  StringRef text = StringRef(flag).trim();
+  bool bad;
+  if constexpr (std::is_floating_point_v<T>) {
+    double value = 0;
+    bad = text.getAsDouble(value);
+    field = value;
+  } else {
+    T value = 0;
+    bad = text.getAsInteger(10, value);
+    field = value;
+  }
+  if (bad)
+    return badInput("--{0} expects a number, got '{1}'", flag.ArgStr,
+                    flag.getValue());
+  return Error::success();
 }
 
 /// Turns the parsed flags into validated-later zoo options.
@@ -93,20 +117,22 @@ static Expected<ZooOptions> optionsFromFlags() {
   if (outputPath.empty())
     return badInput("no output file given; pass -o model.onnx");
   ZooOptions o = defaultZooOptions(*kind);
-  override(layers, o.layers);
-  override(hidden, o.hidden);
-  override(heads, o.heads);
-  override(ffn, o.ffn);
-  override(seq, o.seq);
-  override(vocab, o.vocab);
-  override(experts, o.experts);
-  override(capacityFactor, o.capacityFactor);
-  override(image, o.image);
-  override(classes, o.classes);
+  int64_t fixedBatch = 0;
+  std::pair<const cl::opt<std::string> *, int64_t *> sizes[] = {
+      {&layers, &o.layers},   {&hidden, &o.hidden}, {&heads, &o.heads},
+      {&ffn, &o.ffn},         {&seq, &o.seq},       {&vocab, &o.vocab},
+      {&experts, &o.experts}, {&image, &o.image},   {&classes, &o.classes},
+      {&batch, &fixedBatch}};
+  for (auto [flag, field] : sizes)
+    if (Error err = override(*flag, *field))
+      return std::move(err);
+  if (Error err = override(capacityFactor, o.capacityFactor))
+    return std::move(err);
+  if (Error err = override(seed, o.seed))
+    return std::move(err);
   if (batch.getNumOccurrences())
-    o.batch = int64_t(batch);
+    o.batch = fixedBatch;
   o.withWeights = withWeights;
-  o.seed = seed;
   if (auto err = validateZooOptions(o))
     return std::move(err);
   return o;
@@ -120,6 +146,7 @@ int main(int argc, char **argv) {
   if (!cl::ParseCommandLineOptions(argc, argv, kOverview, &errs)) {
     // One line: cl's first complaint without its "tool:" prefix.
     StringRef line = StringRef(errs.str()).split('\n').first.trim();
+    line = line.split("  Try:").first;
     line.consume_front("weft-zoo: ");
     return reportError("weft-zoo", badInput("{0} (see weft-zoo --help)", line));
   }
