@@ -10,6 +10,7 @@
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/raw_ostream.h"
+#include <map>
 
 using namespace weft;
 using namespace weft::zoo;
@@ -158,19 +159,59 @@ llvm::Expected<onnx::ModelProto> zoo::buildZooModel(const ZooOptions &options) {
   return std::move(model);
 }
 
-llvm::Expected<std::string> zoo::serializeZooModel(const ZooOptions &options) {
-  llvm::Expected<onnx::ModelProto> model = buildZooModel(options);
-  if (!model)
-    return model.takeError();
+/// Counts what `model` holds.
+static ZooSummary summarize(const onnx::ModelProto &model) {
+  ZooSummary summary;
+  std::map<std::string, uint64_t> ops;
+  for (const onnx::NodeProto &node : model.graph().node()) {
+    std::string type = node.domain().empty()
+                           ? node.op_type()
+                           : node.domain() + "." + node.op_type();
+    ++ops[type];
+  }
+  summary.nodes = uint64_t(model.graph().node_size());
+  summary.opCounts.assign(ops.begin(), ops.end());
+  llvm::StringMap<uint64_t> sizes;
+  auto elements = [](const auto &dims) {
+    uint64_t n = 1;
+    for (int64_t d : dims)
+      n *= uint64_t(d);
+    return n;
+  };
+  for (const auto &input : model.graph().input()) {
+    std::vector<int64_t> dims;
+    for (const auto &dim : input.type().tensor_type().shape().dim())
+      dims.push_back(dim.dim_value());
+    sizes[input.name()] = elements(dims);
+  }
+  for (const auto &init : model.graph().initializer())
+    sizes[init.name()] = elements(init.dims());
+  for (const std::string &name : listedParameters(model))
+    summary.parameters += sizes.lookup(name);
+  return summary;
+}
+
+/// Serializes a built model.
+static llvm::Expected<std::string> serialize(const onnx::ModelProto &model) {
   std::string bytes;
-  if (!model->SerializeToString(&bytes))
+  if (!model.SerializeToString(&bytes))
     return makeError(ExitInternal, "protobuf could not serialize the model");
   return bytes;
 }
 
-llvm::Error zoo::writeZooModel(const ZooOptions &options,
-                               llvm::StringRef path) {
-  llvm::Expected<std::string> bytes = serializeZooModel(options);
+llvm::Expected<std::string> zoo::serializeZooModel(const ZooOptions &options) {
+  llvm::Expected<onnx::ModelProto> model = buildZooModel(options);
+  if (!model)
+    return model.takeError();
+  return serialize(*model);
+}
+
+llvm::Expected<ZooSummary> zoo::writeZooModel(const ZooOptions &options,
+                                              llvm::StringRef path) {
+  llvm::Expected<onnx::ModelProto> model = buildZooModel(options);
+  if (!model)
+    return model.takeError();
+  llvm::Expected<std::string> bytes = serialize(*model);
   if (!bytes)
     return bytes.takeError();
   std::error_code ec;
@@ -181,5 +222,7 @@ llvm::Error zoo::writeZooModel(const ZooOptions &options,
   os.close();
   if (os.has_error())
     return badInput("cannot write '{0}': {1}", path, os.error().message());
-  return llvm::Error::success();
+  ZooSummary summary = summarize(*model);
+  summary.fileBytes = bytes->size();
+  return summary;
 }

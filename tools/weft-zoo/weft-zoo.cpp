@@ -7,6 +7,7 @@
 #include "weft/Support/Error.h"
 #include "weft/Zoo/Zoo.h"
 #include "llvm/Support/CommandLine.h"
+#include "llvm/Support/Format.h"
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -67,6 +68,11 @@ static cl::opt<bool>
 static cl::opt<std::string> seed(cl::value_desc("N"), "seed",
                                  cl::desc("Seed of --with-weights"),
                                  cl::cat(zooCategory));
+
+static cl::opt<bool>
+    printSummary("summary",
+                 cl::desc("Print parameters, file size and ops by type"),
+                 cl::cat(zooCategory));
 
 static const char *const kOverview =
     "weft-zoo: writes weightless ONNX training models (opset 17) ending in a "
@@ -138,6 +144,22 @@ static Expected<ZooOptions> optionsFromFlags() {
   return o;
 }
 
+/// Prints what was written; every number with its unit.
+static void printZooSummary(const ZooOptions &options,
+                            const ZooSummary &summary) {
+  raw_ostream &os = outs();
+  os << "model: " << zooModelName(options.kind) << "\n";
+  os << "parameters: " << summary.parameters << " ("
+     << format("%.1f", double(summary.parameters) * 4 / (1 << 20))
+     << " MiB as fp32)\n";
+  os << "weights: " << (options.withWeights ? "random initializers" : "none")
+     << "\n";
+  os << "file: " << summary.fileBytes << " bytes\n";
+  os << "nodes: " << summary.nodes << "\n";
+  for (const auto &[type, count] : summary.opCounts)
+    os << "  " << type << ": " << count << " nodes\n";
+}
+
 int main(int argc, char **argv) {
   InitLLVM init(argc, argv);
   cl::HideUnrelatedOptions(zooCategory);
@@ -153,7 +175,10 @@ int main(int argc, char **argv) {
   Expected<ZooOptions> options = optionsFromFlags();
   if (!options)
     return reportError("weft-zoo", options.takeError());
-  if (auto err = writeZooModel(*options, outputPath))
-    return reportError("weft-zoo", std::move(err));
+  Expected<ZooSummary> summary = writeZooModel(*options, outputPath);
+  if (!summary)
+    return reportError("weft-zoo", summary.takeError());
+  if (printSummary)
+    printZooSummary(*options, *summary);
   return ExitSuccess;
 }

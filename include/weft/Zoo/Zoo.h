@@ -75,8 +75,18 @@ llvm::Expected<uint64_t> countZooParameters(const ZooOptions &options);
 /// ModelProto.
 llvm::Expected<std::string> serializeZooModel(const ZooOptions &options);
 
+/// What was written, for the tool's summary.
+struct ZooSummary {
+  uint64_t parameters = 0;
+  uint64_t nodes = 0;
+  uint64_t fileBytes = 0;
+  /// Node count per op type (`weft.Top2Gating` for the custom op), sorted.
+  std::vector<std::pair<std::string, uint64_t>> opCounts;
+};
+
 /// Builds the model and writes it to `path` (binary ONNX).
-llvm::Error writeZooModel(const ZooOptions &options, llvm::StringRef path);
+llvm::Expected<ZooSummary> writeZooModel(const ZooOptions &options,
+                                         llvm::StringRef path);
 
 } // namespace zoo
 } // namespace weft
