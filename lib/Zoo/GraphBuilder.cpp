@@ -8,25 +8,33 @@ using namespace weft;
 using namespace weft::zoo;
 
 Attr Attr::integer(llvm::StringRef name, int64_t value) {
-  Attr a{name.str(), onnx::AttributeProto::INT};
+  Attr a;
+  a.name = name.str();
+  a.type = onnx::AttributeProto::INT;
   a.i = value;
   return a;
 }
 
 Attr Attr::real(llvm::StringRef name, float value) {
-  Attr a{name.str(), onnx::AttributeProto::FLOAT};
+  Attr a;
+  a.name = name.str();
+  a.type = onnx::AttributeProto::FLOAT;
   a.f = value;
   return a;
 }
 
 Attr Attr::string(llvm::StringRef name, llvm::StringRef value) {
-  Attr a{name.str(), onnx::AttributeProto::STRING};
+  Attr a;
+  a.name = name.str();
+  a.type = onnx::AttributeProto::STRING;
   a.s = value.str();
   return a;
 }
 
 Attr Attr::integers(llvm::StringRef name, llvm::ArrayRef<int64_t> values) {
-  Attr a{name.str(), onnx::AttributeProto::INTS};
+  Attr a;
+  a.name = name.str();
+  a.type = onnx::AttributeProto::INTS;
   a.ints.assign(values.begin(), values.end());
   return a;
 }

@@ -131,7 +131,7 @@ static Expected<ZooOptions> optionsFromFlags() {
       {&batch, &fixedBatch}};
   for (auto [flag, field] : sizes)
     if (Error err = override(*flag, *field))
-      return std::move(err);
+      return err;
   if (Error err = override(capacityFactor, o.capacityFactor))
     return std::move(err);
   if (Error err = override(seed, o.seed))

@@ -46,7 +46,7 @@ struct ParamInfo {
 /// One node attribute. Build with the static helpers.
 struct Attr {
   std::string name;
-  onnx::AttributeProto::AttributeType type;
+  onnx::AttributeProto::AttributeType type = onnx::AttributeProto::UNDEFINED;
   int64_t i = 0;
   float f = 0;
   std::string s;

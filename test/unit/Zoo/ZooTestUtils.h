@@ -11,6 +11,11 @@
 namespace weft {
 namespace zoo {
 
+/// Prints kinds by name in gtest messages.
+inline void PrintTo(ZooModelKind kind, std::ostream *os) {
+  *os << zooModelName(kind).str();
+}
+
 /// Builds a model or fails the test with the error message.
 inline onnx::ModelProto buildOrFail(const ZooOptions &options) {
   llvm::Expected<onnx::ModelProto> model = buildZooModel(options);
