@@ -1,0 +1,40 @@
+//===- OnnxImport.cpp - Entry point of the ONNX importer ------------------===//
+
+#include "weft/Import/OnnxImport.h"
+#include "Importer.h"
+#include "OnnxModel.h"
+#include "Graph/IR/GraphDialect.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+
+using namespace weft;
+using namespace weft::import;
+
+const HandlerTable &import::legalizationTable() {
+  static const HandlerTable table = [] {
+    HandlerTable t;
+    registerMathHandlers(t);
+    registerNNHandlers(t);
+    registerShapeHandlers(t);
+    return t;
+  }();
+  return table;
+}
+
+void weft::registerImportDialects(mlir::MLIRContext &context) {
+  context.loadDialect<graph::GraphDialect, mlir::func::FuncDialect>();
+}
+
+llvm::Expected<mlir::OwningOpRef<mlir::ModuleOp>>
+weft::importOnnxFile(mlir::MLIRContext &context, llvm::StringRef path,
+                     const ImportOptions &options, ImportReport *report) {
+  registerImportDialects(context);
+  ImportReport local;
+  ImportReport &r = report ? *report : local;
+  onnx::ModelProto model;
+  if (auto err = readOnnxModel(path, model))
+    return std::move(err);
+  if (auto err = prepareOnnxModel(model, options, r))
+    return std::move(err);
+  GraphImporter importer(context, model, options, r, path);
+  return importer.run();
+}

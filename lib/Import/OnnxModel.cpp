@@ -1,0 +1,225 @@
+//===- OnnxModel.cpp - Reading and checking an ONNX model -----------------===//
+//
+// ONNX and protobuf report failures with exceptions; they are caught here and
+// turned into llvm::Error so none unwinds through MLIR code.
+//
+//===----------------------------------------------------------------------===//
+
+#include "OnnxModel.h"
+#include "weft/Support/Error.h"
+#include "onnx/checker.h"
+#include "onnx/defs/parser.h"
+#include "onnx/shape_inference/implementation.h"
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
+#include <optional>
+
+using namespace weft;
+using namespace weft::import;
+
+static bool isTextual(llvm::StringRef path) {
+  return path.endswith(".onnxtext") || path.endswith(".txt");
+}
+
+llvm::Error import::readOnnxModel(llvm::StringRef path,
+                                  onnx::ModelProto &model) {
+  auto buffer = llvm::MemoryBuffer::getFile(path, /*IsText=*/false,
+                                            /*RequiresNullTerminator=*/true);
+  if (!buffer)
+    return badInput("cannot read '{0}': {1}", path,
+                    buffer.getError().message());
+  llvm::StringRef bytes = (*buffer)->getBuffer();
+  if (bytes.empty())
+    return badInput("'{0}' is empty, not an ONNX model", path);
+
+  if (isTextual(path)) {
+    try {
+      onnx::OnnxParser parser(bytes.data());
+      auto status = parser.Parse(model);
+      if (!status.IsOK())
+        return badInput("'{0}' is not a valid textual ONNX model: {1}", path,
+                        llvm::StringRef(status.ErrorMessage()).trim());
+    } catch (const std::exception &e) {
+      return badInput("'{0}' is not a valid textual ONNX model: {1}", path,
+                      e.what());
+    }
+    return llvm::Error::success();
+  }
+
+  if (bytes.size() > size_t(INT32_MAX))
+    return badInput("'{0}' is larger than protobuf's 2 GB limit; export it "
+                    "with external data or weightless",
+                    path);
+  if (!model.ParseFromArray(bytes.data(), int(bytes.size())))
+    return badInput("'{0}' is not a valid ONNX model (truncated or corrupt "
+                    "protobuf)",
+                    path);
+  if (!model.has_graph() || model.ir_version() == 0)
+    return badInput("'{0}' is not a valid ONNX model (no graph or IR version)",
+                    path);
+  return llvm::Error::success();
+}
+
+llvm::StringSet<> import::listedParameters(const onnx::ModelProto &model) {
+  llvm::StringSet<> names;
+  for (const auto &prop : model.metadata_props()) {
+    if (prop.key() != kParametersKey)
+      continue;
+    llvm::SmallVector<llvm::StringRef> parts;
+    llvm::StringRef(prop.value()).split(parts, ',', -1, false);
+    for (llvm::StringRef p : parts)
+      names.insert(p.trim());
+  }
+  return names;
+}
+
+static std::string shapeText(llvm::ArrayRef<int64_t> dims) {
+  return llvm::join(llvm::map_range(dims,
+                                    [](int64_t d) { return std::to_string(d); }),
+                    "x");
+}
+
+/// Values of the symbolic dims (dim_param) bound while resolving inputs.
+using SymbolTable = llvm::StringMap<int64_t>;
+
+/// Resolves the dims of one data input in place, binding its symbols.
+static llvm::Error resolveInputShape(onnx::ValueInfoProto &input,
+                                     const ImportOptions &options,
+                                     SymbolTable &symbols) {
+  const std::string &name = input.name();
+  if (!input.type().has_tensor_type())
+    return badInput("input '{0}' is not a tensor", name);
+  auto *shape = input.mutable_type()->mutable_tensor_type()->mutable_shape();
+
+  auto given = options.inputShapes.find(name);
+  if (given != options.inputShapes.end()) {
+    if (shape->dim_size() && shape->dim_size() != int(given->second.size()))
+      return badInput("--input-shape {0}={1} has rank {2}, the model's input "
+                      "has rank {3}",
+                      name, shapeText(given->second), given->second.size(),
+                      shape->dim_size());
+    for (int i = 0; i < shape->dim_size(); ++i)
+      if (shape->dim(i).has_dim_param())
+        symbols[shape->dim(i).dim_param()] = given->second[i];
+    shape->clear_dim();
+    for (int64_t d : given->second)
+      shape->add_dim()->set_dim_value(d);
+    return llvm::Error::success();
+  }
+
+  for (int i = 0; i < shape->dim_size(); ++i) {
+    auto *dim = shape->mutable_dim(i);
+    if (dim->has_dim_value() && dim->dim_value() > 0)
+      continue;
+    std::string symbol =
+        dim->has_dim_param() ? "'" + dim->dim_param() + "'" : "unnamed";
+    if (i != 0)
+      return badInput("dim {0} ({1}) of input '{2}' cannot be resolved; pass "
+                      "--input-shape {2}=<dims>",
+                      i, symbol, name);
+    if (!options.batch)
+      return badInput("the batch dim ({0}) of input '{1}' is symbolic; pass "
+                      "--global-batch N, --batch-per-device N or "
+                      "--input-shape {1}=<dims>",
+                      symbol, name);
+    if (dim->has_dim_param())
+      symbols[dim->dim_param()] = *options.batch;
+    dim->set_dim_value(*options.batch);
+  }
+  return llvm::Error::success();
+}
+
+/// Evaluates a dim_param that is a product of bound symbols and integers
+/// ("batch", "batch*128"), as exporters write for flattened dims.
+static std::optional<int64_t> evaluateSymbol(llvm::StringRef text,
+                                             const SymbolTable &symbols) {
+  int64_t value = 1;
+  llvm::SmallVector<llvm::StringRef> factors;
+  text.split(factors, '*');
+  for (llvm::StringRef f : factors) {
+    f = f.trim();
+    int64_t n;
+    if (!f.getAsInteger(10, n)) {
+      value *= n;
+      continue;
+    }
+    auto it = symbols.find(f);
+    if (it == symbols.end())
+      return std::nullopt;
+    value *= it->second;
+  }
+  return value;
+}
+
+/// Replaces the bound symbols in the model's recorded intermediate and
+/// output shapes, which shape inference keeps (and needs for custom ops).
+static void bindSymbols(onnx::GraphProto &graph, const SymbolTable &symbols) {
+  auto bind = [&](onnx::ValueInfoProto &vi) {
+    if (!vi.type().has_tensor_type() || !vi.type().tensor_type().has_shape())
+      return;
+    auto *shape = vi.mutable_type()->mutable_tensor_type()->mutable_shape();
+    for (auto &dim : *shape->mutable_dim())
+      if (dim.has_dim_param())
+        if (auto v = evaluateSymbol(dim.dim_param(), symbols))
+          dim.set_dim_value(*v);
+  };
+  for (auto &vi : *graph.mutable_value_info())
+    bind(vi);
+  for (auto &vi : *graph.mutable_output())
+    bind(vi);
+}
+
+llvm::Error import::prepareOnnxModel(onnx::ModelProto &model,
+                                     const ImportOptions &options,
+                                     ImportReport &report) {
+  llvm::StringSet<> params = listedParameters(model);
+  report.weightless = !params.empty();
+  report.producer = model.producer_name();
+  for (const auto &opset : model.opset_import())
+    if (opset.domain().empty() || opset.domain() == "ai.onnx")
+      report.opsetVersion = opset.version();
+  if (report.opsetVersion == 0)
+    return badInput("the model imports no default-domain opset");
+
+  SymbolTable symbols;
+  llvm::StringSet<> initializers;
+  for (const auto &init : model.graph().initializer()) {
+    initializers.insert(init.name());
+    if (init.data_location() == onnx::TensorProto::EXTERNAL)
+      report.externalData = true;
+  }
+  for (auto &input : *model.mutable_graph()->mutable_input()) {
+    if (params.contains(input.name()) || initializers.contains(input.name()))
+      continue;
+    if (auto err = resolveInputShape(input, options, symbols))
+      return err;
+  }
+  bindSymbols(*model.mutable_graph(), symbols);
+  for (const auto &entry : options.inputShapes)
+    if (llvm::none_of(model.graph().input(), [&](const auto &in) {
+          return in.name() == entry.getKey();
+        }))
+      return badInput("--input-shape names '{0}', which is not an input of "
+                      "the model",
+                      entry.getKey());
+
+  try {
+    onnx::checker::check_model(model);
+  } catch (const std::exception &e) {
+    return badInput("the model fails ONNX's checker: {0}",
+                    llvm::StringRef(e.what()).trim());
+  }
+  try {
+    onnx::ShapeInferenceOptions inference(/*check_type_val=*/true,
+                                          /*strict_mode_val=*/0,
+                                          /*data_prop_val=*/true);
+    onnx::shape_inference::InferShapes(
+        model, onnx::OpSchemaRegistry::Instance(), inference);
+  } catch (const std::exception &e) {
+    return badInput("ONNX shape inference failed: {0}",
+                    llvm::StringRef(e.what()).trim());
+  }
+  return llvm::Error::success();
+}

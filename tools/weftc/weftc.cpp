@@ -1,0 +1,192 @@
+//===- weftc.cpp - The Weft compiler driver -------------------------------===//
+//
+// weftc MODEL [--cluster SPEC] [-o DIR]: imports the model, prints what it
+// holds and costs (and, with a cluster, the lower bound of any plan). Plans
+// are synthesised only when -o is given.
+//
+//===----------------------------------------------------------------------===//
+
+#include "weft/Analysis/ModelSummary.h"
+#include "weft/Cluster/ClusterSpec.h"
+#include "weft/Import/ImportFlags.h"
+#include "weft/Import/OnnxImport.h"
+#include "weft/Support/Error.h"
+#include "weft/Support/Units.h"
+#include "mlir/IR/MLIRContext.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/ToolOutputFile.h"
+#include <optional>
+
+using namespace weft;
+namespace cl = llvm::cl;
+
+namespace {
+
+struct Options {
+  cl::OptionCategory category{"weftc options"};
+  cl::opt<std::string> model{cl::Positional,
+                             cl::desc("<model.onnx | model.onnxtext>"),
+                             cl::cat(category)};
+  cl::opt<std::string> cluster{
+      "cluster", cl::desc("Cluster spec (YAML); alone, prints the cluster"),
+      cl::value_desc("spec.yaml"), cl::cat(category)};
+  cl::opt<std::string> outDir{"o",
+                              cl::desc("Output directory for the plan files"),
+                              cl::value_desc("dir"), cl::cat(category)};
+  cl::opt<std::string> dtype{"dtype",
+                             cl::desc("Compute dtype: fp32 (default), bf16 "
+                                      "or fp16 (mixed precision)"),
+                             cl::init("fp32"), cl::cat(category)};
+  cl::opt<bool> json{"json",
+                     cl::desc("Print the summary as JSON on stdout"),
+                     cl::cat(category)};
+  ImportFlags import{category};
+};
+
+/// The lower bound of any plan: training FLOPs / Σ device peak FLOP/s.
+double lowerBoundSeconds(const ModelSummary &s, const ClusterSpec &spec,
+                         DType dtype) {
+  double peak = spec.totalPeakFlops(dtype);
+  return peak > 0 ? s.trainingFlops() / peak : 0;
+}
+
+void printText(const Options &opts, const ImportReport &report,
+               const ImportOptions &io, const ModelSummary &s,
+               const ClusterSpec *spec, DType dtype) {
+  llvm::raw_ostream &os = llvm::outs();
+  os << llvm::formatv("model:               {0} (opset {1}{2}{3})\n",
+                      llvm::sys::path::filename(opts.model),
+                      report.opsetVersion,
+                      report.producer.empty() ? "" : ", by " + report.producer,
+                      report.weightless     ? ", weightless"
+                      : report.externalData ? ", external data not read"
+                                            : "");
+  os << llvm::formatv("global batch:        {0} samples\n", *io.batch);
+  os << llvm::formatv("loss:                {0}\n", report.lossName);
+  printModelSummary(s, os);
+  for (const auto &group : report.sharedParameters)
+    os << "shared parameter:    " << llvm::join(group, " = ") << "\n";
+  if (!spec)
+    return;
+  os << llvm::formatv("cluster:             {0} ({1} devices)\n", spec->name,
+                      spec->numDevices());
+  double peak = spec->totalPeakFlops(dtype);
+  os << llvm::formatv("lower bound:         {0} per step (training FLOPs / "
+                      "{1} {2} peak)\n",
+                      formatSeconds(lowerBoundSeconds(s, *spec, dtype)),
+                      formatSI(peak, "FLOP/s"), opts.dtype.getValue());
+}
+
+llvm::json::Value toJSONReport(const Options &opts, const ImportReport &report,
+                               const ImportOptions &io, const ModelSummary &s,
+                               const ClusterSpec *spec, DType dtype) {
+  llvm::json::Object root{{"model", opts.model.getValue()},
+                          {"opset", report.opsetVersion},
+                          {"global_batch", *io.batch},
+                          {"loss", report.lossName},
+                          {"summary", toJSON(s)}};
+  llvm::json::Array shared;
+  for (const auto &group : report.sharedParameters)
+    shared.push_back(llvm::json::Array(group));
+  root["shared_parameters"] = std::move(shared);
+  if (spec) {
+    root["cluster"] = spec->name;
+    root["devices"] = spec->numDevices();
+    root["dtype"] = opts.dtype.getValue();
+    root["peak_flops_per_s"] = spec->totalPeakFlops(dtype);
+    root["lower_bound_s"] = lowerBoundSeconds(s, *spec, dtype);
+  }
+  return root;
+}
+
+llvm::Error writeFile(const std::string &path,
+                      llvm::function_ref<void(llvm::raw_ostream &)> write) {
+  std::error_code ec;
+  llvm::ToolOutputFile out(path, ec, llvm::sys::fs::OF_Text);
+  if (ec)
+    return badInput("cannot write '{0}': {1}", path, ec.message());
+  write(out.os());
+  out.keep();
+  return llvm::Error::success();
+}
+
+int run(Options &opts) {
+  auto dtype = parseDType(opts.dtype);
+  if (!dtype)
+    return reportError("weftc", badInput("unknown --dtype '{0}' (expected "
+                                         "fp32, bf16 or fp16)",
+                                         opts.dtype.getValue()));
+  std::optional<ClusterSpec> spec;
+  if (!opts.cluster.empty()) {
+    auto loaded = loadClusterSpec(opts.cluster);
+    if (!loaded)
+      return reportError("weftc", loaded.takeError());
+    spec = std::move(*loaded);
+  }
+  if (opts.model.empty()) {
+    if (!spec)
+      return reportError("weftc", badInput("no model given (see --help)"));
+    printClusterSummary(*spec, llvm::outs());
+    return ExitSuccess;
+  }
+
+  auto io = opts.import.resolve(spec ? spec->numDevices() : 1);
+  if (!io)
+    return reportError("weftc", io.takeError());
+  mlir::MLIRContext context;
+  ImportReport report;
+  auto module = importOnnxFile(context, opts.model, *io, &report);
+  if (!module)
+    return reportError("weftc", module.takeError());
+  ModelSummary summary = summarizeModel(**module);
+  const ClusterSpec *specPtr = spec ? &*spec : nullptr;
+  llvm::json::Value json =
+      toJSONReport(opts, report, *io, summary, specPtr, *dtype);
+  if (opts.json)
+    llvm::outs() << llvm::formatv("{0:2}", json) << "\n";
+  else
+    printText(opts, report, *io, summary, specPtr, *dtype);
+
+  if (opts.outDir.empty())
+    return ExitSuccess;
+  if (std::error_code ec = llvm::sys::fs::create_directories(opts.outDir))
+    return reportError("weftc", badInput("cannot create '{0}': {1}",
+                                         opts.outDir.getValue(), ec.message()));
+  llvm::SmallString<128> graphPath(opts.outDir), summaryPath(opts.outDir);
+  llvm::sys::path::append(graphPath, "graph.mlir");
+  llvm::sys::path::append(summaryPath, "summary.json");
+  if (auto err = writeFile(std::string(graphPath), [&](llvm::raw_ostream &os) {
+        (*module)->print(os);
+        os << "\n";
+      }))
+    return reportError("weftc", std::move(err));
+  if (auto err = writeFile(std::string(summaryPath), [&](llvm::raw_ostream &os) {
+        os << llvm::formatv("{0:2}", json) << "\n";
+      }))
+    return reportError("weftc", std::move(err));
+  llvm::errs() << "weftc: wrote " << graphPath << " and " << summaryPath
+               << "; plan synthesis is not implemented yet\n";
+  return ExitSuccess;
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+  llvm::InitLLVM init(argc, argv);
+  Options opts;
+  cl::HideUnrelatedOptions(opts.category);
+  cl::ParseCommandLineOptions(
+      argc, argv,
+      "weftc: compile a training job for a heterogeneous GPU cluster\n\n"
+      "  weftc model.onnx [--cluster spec.yaml] [--global-batch N]\n"
+      "      prints the model summary (ops, parameters, activations, training\n"
+      "      FLOPs) and, with a cluster, the lower bound of any plan.\n"
+      "  weftc --cluster spec.yaml\n"
+      "      prints the cluster: devices, classes, peak FLOP/s.\n\n"
+      "Exit codes: 0 success, 1 bad input, 2 no feasible plan, 3 verification\n"
+      "failed, 4 internal error.\n");
+  return run(opts);
+}
