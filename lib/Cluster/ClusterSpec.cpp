@@ -73,12 +73,15 @@ static DeviceType applyOverrides(DeviceType t, const RawDeviceType &raw) {
     t.memBandwidthGBps = raw.memBandwidth->bytesPerSec / 1e9;
   if (raw.memEfficiency)
     t.memEfficiency = raw.memEfficiency->value;
-  for (unsigned i = 0; i < kNumOpClasses; ++i) {
-    if (raw.efficiency && raw.efficiency->perClass[i])
-      t.efficiency.fp32[i] = raw.efficiency->perClass[i]->value;
-    if (raw.halfEfficiency && raw.halfEfficiency->perClass[i])
-      t.efficiency.half[i] = raw.halfEfficiency->perClass[i]->value;
-  }
+  auto apply = [](const std::optional<RawEfficiencies> &from,
+                  std::array<double, kNumOpClasses> &to) {
+    for (unsigned i = 0; from && i < kNumOpClasses; ++i)
+      if (from->perClass[i])
+        to[i] = from->perClass[i]->value;
+  };
+  apply(raw.efficiency, t.efficiency.fp32);
+  apply(raw.fp16Efficiency, t.efficiency.fp16);
+  apply(raw.bf16Efficiency, t.efficiency.bf16);
   if (raw.gavelName)
     t.gavelName = *raw.gavelName;
   return t;
@@ -92,7 +95,7 @@ static DeviceType newType(const RawDeviceType &raw) {
   t.fp16Tflops = t.bf16Tflops = t.fp32Tflops;
   t.memEfficiency = 0.85;
   t.efficiency.fp32 = {0.7, 0.6, 0.5, 0.4, 0.25, 0.25};
-  t.efficiency.half = t.efficiency.fp32;
+  t.efficiency.fp16 = t.efficiency.bf16 = t.efficiency.fp32;
   t.gavelName = llvm::StringRef(raw.name).lower();
   t.source = "defined in the cluster spec";
   return applyOverrides(t, raw);

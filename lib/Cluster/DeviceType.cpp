@@ -3,6 +3,7 @@
 #include "weft/Cluster/DeviceType.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringExtras.h"
+#include <algorithm>
 #include <vector>
 
 using namespace weft;
@@ -58,19 +59,35 @@ double DeviceType::peakFlops(DType dtype) const {
   return fp32Tflops * 1e12;
 }
 
-/// Builds the efficiency table of a device from its fp32 and 16-bit matmul
-/// efficiencies. Convolutions reach a little less than matmuls. Pointwise,
-/// reduction and data-movement ops are memory-bound on every GPU here, so
-/// their compute efficiency only matters for tiny tensors; they run on the
-/// vector units, which do fp16 at twice the fp32 rate, so their 16-bit
-/// efficiency is taken relative to the (tensor-core) 16-bit peak.
-static OpEfficiencies makeEfficiencies(double matmulFp32, double matmulHalf,
-                                       double fp32Tflops, double halfTflops) {
+/// Efficiencies of one dtype whose peak is `peak` TFLOPS on a device with
+/// `fp32` TFLOPS. A dtype with its own (tensor-core) hardware reaches
+/// `matmulFast` on matmuls; one without runs on the fp32 units and reaches
+/// the fp32 fraction. Convolutions reach a little less than matmuls.
+/// Pointwise, reduction and data-movement ops are memory-bound on every GPU
+/// here, so their compute efficiency only matters for tiny tensors; they run
+/// on the vector units, which do 16-bit at up to twice the fp32 rate, so
+/// their efficiency is taken relative to the dtype's peak.
+static std::array<double, kNumOpClasses> efficienciesFor(double peak,
+                                                         double fp32,
+                                                         double matmulFp32,
+                                                         double matmulFast) {
+  bool hasHardware = peak > fp32;
+  double matmul = hasHardware ? matmulFast : matmulFp32;
+  double vectorShare = hasHardware ? std::min(1.0, 2 * fp32 / peak) : 1.0;
+  return {matmul,
+          matmul * 0.875,
+          0.5 * vectorShare,
+          0.4 * vectorShare,
+          0.25 * vectorShare,
+          0.25 * vectorShare};
+}
+
+static OpEfficiencies makeEfficiencies(double fp32, double fp16, double bf16,
+                                       double matmulFp32, double matmulHalf) {
   OpEfficiencies eff;
-  eff.fp32 = {matmulFp32, matmulFp32 * 0.875, 0.5, 0.4, 0.25, 0.25};
-  double vectorShare = std::min(1.0, 2 * fp32Tflops / halfTflops);
-  eff.half = {matmulHalf,        matmulHalf * 0.875, 0.5 * vectorShare,
-              0.4 * vectorShare, 0.25 * vectorShare, 0.25 * vectorShare};
+  eff.fp32 = efficienciesFor(fp32, fp32, matmulFp32, matmulFp32);
+  eff.fp16 = efficienciesFor(fp16, fp32, matmulFp32, matmulHalf);
+  eff.bf16 = efficienciesFor(bf16, fp32, matmulFp32, matmulHalf);
   return eff;
 }
 
@@ -141,8 +158,8 @@ static std::vector<DeviceType> buildCatalog() {
     t.memoryGB = row.memoryGB;
     t.memBandwidthGBps = row.memBW;
     t.memEfficiency = row.memEff;
-    t.efficiency = makeEfficiencies(row.matmulFp32, row.matmulHalf, row.fp32,
-                                    std::max(row.fp16, row.bf16));
+    t.efficiency = makeEfficiencies(row.fp32, row.fp16, row.bf16,
+                                    row.matmulFp32, row.matmulHalf);
     t.gavelName = row.gavelName;
     t.source = row.source;
     types.push_back(std::move(t));

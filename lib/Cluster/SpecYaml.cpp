@@ -168,7 +168,8 @@ template <> struct MappingTraits<RawDeviceType> {
     io.mapOptional("memory_bandwidth", t.memBandwidth);
     io.mapOptional("memory_efficiency", t.memEfficiency);
     io.mapOptional("efficiency", t.efficiency);
-    io.mapOptional("half_efficiency", t.halfEfficiency);
+    io.mapOptional("fp16_efficiency", t.fp16Efficiency);
+    io.mapOptional("bf16_efficiency", t.bf16Efficiency);
     io.mapOptional("gavel_name", t.gavelName);
   }
   static std::string validate(IO &io, RawDeviceType &t) {

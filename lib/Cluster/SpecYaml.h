@@ -65,7 +65,7 @@ struct RawDeviceType {
   std::optional<MemorySize> memory;
   std::optional<Bandwidth> memBandwidth;
   std::optional<Fraction> memEfficiency;
-  std::optional<RawEfficiencies> efficiency, halfEfficiency;
+  std::optional<RawEfficiencies> efficiency, fp16Efficiency, bf16Efficiency;
   std::optional<std::string> gavelName;
 };
 

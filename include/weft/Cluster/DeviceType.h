@@ -57,20 +57,26 @@ llvm::StringRef toString(OpClass cls);
 /// Parses the names printed by toString(OpClass).
 std::optional<OpClass> parseOpClass(llvm::StringRef text);
 
-/// Fraction of the peak FLOP/s each op class reaches, for fp32 and for the
-/// 16-bit dtypes (tensor-core kernels reach a smaller fraction of a much
-/// larger peak). Values are in (0, 1].
+/// Fraction of the peak FLOP/s each op class reaches, per dtype: tensor-core
+/// kernels reach a smaller fraction of a much larger 16-bit peak, and a
+/// dtype without hardware support runs at fp32 speed at best. Values are in
+/// (0, 1].
 struct OpEfficiencies {
   std::array<double, kNumOpClasses> fp32{};
-  std::array<double, kNumOpClasses> half{};
+  std::array<double, kNumOpClasses> fp16{};
+  std::array<double, kNumOpClasses> bf16{};
 
+  const std::array<double, kNumOpClasses> &of(DType dtype) const {
+    return dtype == DType::FP32 ? fp32 : dtype == DType::FP16 ? fp16 : bf16;
+  }
+  std::array<double, kNumOpClasses> &of(DType dtype) {
+    return dtype == DType::FP32 ? fp32 : dtype == DType::FP16 ? fp16 : bf16;
+  }
   double get(OpClass cls, DType dtype) const {
-    const auto &table = isHalf(dtype) ? half : fp32;
-    return table[static_cast<unsigned>(cls)];
+    return of(dtype)[static_cast<unsigned>(cls)];
   }
   void set(OpClass cls, DType dtype, double value) {
-    auto &table = isHalf(dtype) ? half : fp32;
-    table[static_cast<unsigned>(cls)] = value;
+    of(dtype)[static_cast<unsigned>(cls)] = value;
   }
 };
 

@@ -1,0 +1,182 @@
+//===- Collective.cpp - Collective communication time
+//----------------------===//
+
+#include "weft/Cost/Collective.h"
+#include "weft/Cost/Network.h"
+#include <algorithm>
+#include <map>
+#include <numeric>
+#include <vector>
+
+using namespace weft;
+
+/// Transfers of one ring round where group[i] sends bytesOf(i) to group[i+1].
+template <typename BytesOf>
+static std::vector<Transfer> ringRound(DeviceGroup group, BytesOf bytesOf) {
+  std::vector<Transfer> round;
+  for (unsigned i = 0; i < group.size(); ++i)
+    round.push_back({group[i], group[(i + 1) % group.size()], bytesOf(i)});
+  return round;
+}
+
+/// The largest latency of a ring edge.
+static double ringLatency(const ClusterSpec &spec, DeviceGroup group) {
+  double latency = 0;
+  for (unsigned i = 0; i < group.size(); ++i)
+    latency = std::max(
+        latency, linkLatency(spec, group[i], group[(i + 1) % group.size()]));
+  return latency;
+}
+
+/// Members of `group` per node, in group order.
+static std::vector<std::vector<unsigned>> byNode(const ClusterSpec &spec,
+                                                 DeviceGroup group) {
+  std::map<unsigned, unsigned> slot;
+  std::vector<std::vector<unsigned>> nodes;
+  for (unsigned d : group) {
+    auto [it, inserted] = slot.try_emplace(spec.devices[d].node, nodes.size());
+    if (inserted)
+      nodes.emplace_back();
+    nodes[it->second].push_back(d);
+  }
+  return nodes;
+}
+
+double weft::pointToPointSeconds(const ClusterSpec &spec, unsigned src,
+                                 unsigned dst, double bytes) {
+  Transfer t{src, dst, bytes};
+  return roundSeconds(spec, t);
+}
+
+static double ringAllReduce(const ClusterSpec &spec, DeviceGroup group,
+                            double bytes) {
+  unsigned n = group.size();
+  if (n <= 1 || bytes <= 0)
+    return 0;
+  auto round = ringRound(group, [&](unsigned) { return bytes / n; });
+  return 2.0 * (n - 1) * roundSeconds(spec, round);
+}
+
+static double hierarchicalAllReduce(const ClusterSpec &spec, DeviceGroup group,
+                                    double bytes) {
+  std::vector<std::vector<unsigned>> nodes = byNode(spec, group);
+  unsigned m = nodes.size();
+  unsigned smallest = group.size();
+  for (const auto &members : nodes)
+    smallest = std::min<unsigned>(smallest, members.size());
+  if (m <= 1 || group.size() == m)
+    return ringAllReduce(spec, group, bytes);
+  // Phase 1 (and 3, its mirror): a ring reduce-scatter inside every node;
+  // nodes run at once on disjoint links, so the slowest node counts.
+  double intra = 0;
+  for (const auto &members : nodes) {
+    unsigned k = members.size();
+    if (k <= 1)
+      continue;
+    auto round = ringRound(members, [&](unsigned) { return bytes / k; });
+    intra = std::max(intra, (k - 1) * roundSeconds(spec, round));
+  }
+  // Phase 2: one ring across nodes per local rank (up to the smallest node),
+  // each all-reducing 1/smallest of the buffer, all rings at once so they
+  // share every NIC.
+  std::vector<Transfer> round;
+  double chunk = bytes / (double(smallest) * m);
+  for (unsigned r = 0; r < smallest; ++r)
+    for (unsigned j = 0; j < m; ++j)
+      round.push_back({nodes[j][r], nodes[(j + 1) % m][r], chunk});
+  double inter = 2.0 * (m - 1) * roundSeconds(spec, round);
+  return 2 * intra + inter;
+}
+
+double weft::allReduceSeconds(const ClusterSpec &spec, DeviceGroup group,
+                              double bytes, AllReduceAlgo algo) {
+  if (algo == AllReduceAlgo::Hierarchical)
+    return hierarchicalAllReduce(spec, group, bytes);
+  return ringAllReduce(spec, group, bytes);
+}
+
+double weft::nicLoadSeconds(const ClusterSpec &spec, DeviceGroup group,
+                            llvm::ArrayRef<double> shardBytes) {
+  std::map<unsigned, double> inside;
+  double total = 0;
+  for (unsigned i = 0; i < group.size(); ++i) {
+    inside[spec.devices[group[i]].node] += shardBytes[i];
+    total += shardBytes[i];
+  }
+  if (inside.size() <= 1)
+    return 0;
+  double seconds = 0;
+  for (auto [node, bytes] : inside)
+    seconds =
+        std::max(seconds, (total - bytes) / spec.nodes[node].nicBandwidth());
+  return seconds;
+}
+
+/// All-gather and reduce-scatter move the same bytes over the same links in
+/// opposite directions of the data flow, so one function times both.
+static double unevenRingCollective(const ClusterSpec &spec, DeviceGroup group,
+                                   llvm::ArrayRef<double> shardBytes,
+                                   UnevenVariant variant,
+                                   const CollectiveOptions &options) {
+  unsigned n = group.size();
+  if (n <= 1)
+    return 0;
+  double nicBound = nicLoadSeconds(spec, group, shardBytes);
+  if (variant == UnevenVariant::Padded) {
+    double largest = *std::max_element(shardBytes.begin(), shardBytes.end());
+    if (largest <= 0)
+      return 0;
+    auto round = ringRound(group, [&](unsigned) { return largest; });
+    return std::max((n - 1) * roundSeconds(spec, round), nicBound);
+  }
+  // Grouped: shard j travels the n-1 ring links from its owner, so the link
+  // into group[i+1] carries every shard but group[i+1]'s own.
+  double total = std::accumulate(shardBytes.begin(), shardBytes.end(), 0.0);
+  if (total <= 0)
+    return 0;
+  auto round = ringRound(group, [&](unsigned i) {
+    return (total - shardBytes[(i + 1) % n]) / options.groupedEfficiency;
+  });
+  double seconds =
+      (n - 1) * ringLatency(spec, group) + roundBandwidthSeconds(spec, round);
+  return std::max(seconds, nicBound);
+}
+
+double weft::allGatherSeconds(const ClusterSpec &spec, DeviceGroup group,
+                              llvm::ArrayRef<double> shardBytes,
+                              UnevenVariant variant,
+                              const CollectiveOptions &options) {
+  return unevenRingCollective(spec, group, shardBytes, variant, options);
+}
+
+double weft::reduceScatterSeconds(const ClusterSpec &spec, DeviceGroup group,
+                                  llvm::ArrayRef<double> shardBytes,
+                                  UnevenVariant variant,
+                                  const CollectiveOptions &options) {
+  return unevenRingCollective(spec, group, shardBytes, variant, options);
+}
+
+double weft::allToAllSeconds(const ClusterSpec &spec, DeviceGroup group,
+                             llvm::ArrayRef<double> sendBytes) {
+  unsigned n = group.size();
+  std::vector<Transfer> round;
+  for (unsigned i = 0; i < n; ++i)
+    for (unsigned j = 0; j < n; ++j)
+      if (i != j)
+        round.push_back({group[i], group[j], sendBytes[i] / n});
+  return roundSeconds(spec, round);
+}
+
+double weft::broadcastSeconds(const ClusterSpec &spec, DeviceGroup group,
+                              unsigned rootIndex, double bytes) {
+  unsigned n = group.size();
+  if (n <= 1 || bytes <= 0)
+    return 0;
+  // Pipelined along the ring from the root: every link but the one back
+  // into the root carries the whole buffer.
+  auto round = ringRound(group, [&](unsigned i) {
+    return (i + 1) % n == rootIndex ? 0.0 : bytes;
+  });
+  return (n - 1) * ringLatency(spec, group) +
+         roundBandwidthSeconds(spec, round);
+}
