@@ -1,0 +1,62 @@
+//===- RateModel.h - Per-job rates on the cluster's GPU types ----*- C++
+//-*-===//
+//
+// Answers "how many of its own steps per second does job j make with c GPUs
+// of cluster type t, consolidated or spread", caching oracle look-ups per job
+// class (type, scale, allowed GPU types). Elastic runs (c != scale) progress
+// at throughput(c) * c / scale: the job's work is a number of samples.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef WEFT_SCHED_RATEMODEL_H
+#define WEFT_SCHED_RATEMODEL_H
+
+#include "weft/Sched/Job.h"
+#include "weft/Sched/SchedCluster.h"
+#include "weft/Sched/ThroughputOracle.h"
+#include "llvm/ADT/ArrayRef.h"
+
+namespace weft {
+namespace sched {
+
+class RateModel {
+public:
+  RateModel(const SchedCluster &cluster, const ThroughputOracle &oracle,
+            llvm::ArrayRef<Job> jobs);
+
+  /// Steps/s of job `job` on `count` GPUs of type `type`; 0 if infeasible,
+  /// not allowed, or `count` is not a count the oracle knows.
+  double rate(unsigned job, unsigned type, unsigned count,
+              bool consolidated) const;
+  /// GPU counts the job can run with (ascending).
+  llvm::ArrayRef<unsigned> counts(unsigned job) const;
+  /// The job's consolidated rate at its requested scale on its fastest
+  /// allowed type (0 if it fits no type).
+  double bestRate(unsigned job) const;
+  /// Index of that fastest type, or -1.
+  int bestType(unsigned job) const;
+  /// Per-iteration profile for the network model (std::nullopt if none).
+  std::optional<IterationProfile> profile(unsigned job, unsigned type,
+                                          unsigned count) const;
+  unsigned numTypes() const { return cluster.types.size(); }
+  const SchedCluster &getCluster() const { return cluster; }
+
+private:
+  struct JobClass {
+    std::vector<unsigned> counts;
+    /// [type][count index][consolidated] flattened.
+    std::vector<double> rates;
+    double best = 0;
+    int bestType = -1;
+  };
+  const SchedCluster &cluster;
+  const ThroughputOracle &oracle;
+  std::vector<JobClass> classes;
+  std::vector<unsigned> classOf;
+  std::vector<std::string> jobTypeOf;
+};
+
+} // namespace sched
+} // namespace weft
+
+#endif // WEFT_SCHED_RATEMODEL_H

@@ -1,0 +1,34 @@
+//===- JobTypes.cpp - Checking job types against the oracle --------------===//
+
+#include "weft/Sched/Workload.h"
+#include "weft/Support/Error.h"
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/StringExtras.h"
+
+using namespace weft;
+using namespace weft::sched;
+
+std::string sched::referenceGpuType(const ThroughputOracle &oracle) {
+  std::vector<std::string> types = oracle.gpuTypes();
+  if (llvm::is_contained(types, "v100"))
+    return "v100";
+  return types.empty() ? std::string() : types.front();
+}
+
+llvm::Error sched::checkJobType(const ThroughputOracle &oracle,
+                                llvm::StringRef type, unsigned scale,
+                                llvm::StringRef where) {
+  std::vector<unsigned> counts = oracle.counts(type);
+  if (counts.empty())
+    return badInput("{0}: unknown job type '{1}'; known job types: {2}", where,
+                    type, llvm::join(oracle.jobTypes(), "; "));
+  if (!llvm::is_contained(counts, scale)) {
+    std::vector<std::string> names;
+    for (unsigned c : counts)
+      names.push_back(std::to_string(c));
+    return badInput("{0}: job type '{1}' has no figures for {2} GPUs; known "
+                    "GPU counts: {3}",
+                    where, type, scale, llvm::join(names, ", "));
+  }
+  return llvm::Error::success();
+}

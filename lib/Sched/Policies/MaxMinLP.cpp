@@ -1,0 +1,81 @@
+//===- MaxMinLP.cpp - Gavel's max-min fairness LP over time fractions ----===//
+//
+//   maximise z
+//   s.t.  Σ_t x_jt r_jt / (w_j e_j) >= z      for every job j
+//         Σ_t x_jt <= 1                       for every job j
+//         Σ_j s_j x_jt <= C_t                 for every GPU type t
+//         0 <= x_jt <= 1
+// r_jt: job j's rate on type t at its scale s_j; e_j: its equal-share rate
+// (equalShareRate); w_j its weight; C_t healthy GPUs of type t. With
+// `agnostic`, r_jt = 1 wherever j can run on t.
+//
+//===----------------------------------------------------------------------===//
+
+#include "../LinearProgram.h"
+#include "PolicyUtil.h"
+#include <chrono>
+
+using namespace weft;
+using namespace weft::sched;
+
+llvm::Expected<std::vector<std::vector<double>>>
+sched::solveMaxMinFractions(const PolicyInput &in, bool agnostic,
+                            double &seconds) {
+  auto start = std::chrono::steady_clock::now();
+  unsigned numTypes = in.capacity.size();
+  LinearProgram lp;
+  unsigned z = lp.addVariable(0, LinearProgram::kInf, 1);
+  std::vector<std::vector<int>> column(in.active.size(),
+                                       std::vector<int>(numTypes, -1));
+  std::vector<std::vector<std::pair<unsigned, double>>> typeRows(numTypes);
+  for (unsigned i = 0; i < in.active.size(); ++i) {
+    unsigned id = in.active[i].id;
+    const Job &job = in.jobs[id];
+    std::vector<double> rate(numTypes, 0);
+    double norm = 0, total = 0;
+    for (unsigned t = 0; t < numTypes; ++t) {
+      if (job.scale > in.capacity[t])
+        continue;
+      double r = bestPlacementRate(in, id, t, job.scale);
+      if (r <= 0)
+        continue;
+      rate[t] = agnostic ? 1.0 : r;
+      total += in.capacity[t];
+      norm += in.capacity[t] * rate[t];
+    }
+    if (norm <= 0)
+      continue;
+    norm /= total;
+    std::vector<std::pair<unsigned, double>> fair, once;
+    for (unsigned t = 0; t < numTypes; ++t) {
+      if (rate[t] <= 0)
+        continue;
+      unsigned x = lp.addVariable(0, 1, 0);
+      column[i][t] = x;
+      fair.push_back({x, rate[t] / (job.weight * norm)});
+      once.push_back({x, 1});
+      typeRows[t].push_back({x, double(job.scale)});
+    }
+    fair.push_back({z, -1});
+    lp.addRow(fair, 0, LinearProgram::kInf);
+    lp.addRow(once, -LinearProgram::kInf, 1);
+  }
+  for (unsigned t = 0; t < numTypes; ++t)
+    if (!typeRows[t].empty())
+      lp.addRow(typeRows[t], -LinearProgram::kInf, in.capacity[t]);
+  std::vector<std::vector<double>> fractions(in.active.size(),
+                                             std::vector<double>(numTypes, 0));
+  if (lp.numVariables() > 1) {
+    auto values = lp.maximize();
+    if (!values)
+      return values.takeError();
+    for (unsigned i = 0; i < in.active.size(); ++i)
+      for (unsigned t = 0; t < numTypes; ++t)
+        if (column[i][t] >= 0)
+          fractions[i][t] = (*values)[column[i][t]];
+  }
+  seconds +=
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
+          .count();
+  return fractions;
+}

@@ -1,0 +1,90 @@
+//===- PolicyUtil.cpp - Helpers shared by the policies -------------------===//
+
+#include "PolicyUtil.h"
+#include "llvm/ADT/STLExtras.h"
+#include <algorithm>
+#include <numeric>
+
+using namespace weft;
+using namespace weft::sched;
+
+Policy::~Policy() = default;
+
+std::vector<unsigned> sched::byArrival(const PolicyInput &in) {
+  std::vector<unsigned> order(in.active.size());
+  std::iota(order.begin(), order.end(), 0);
+  llvm::stable_sort(order, [&](unsigned a, unsigned b) {
+    return in.jobs[in.active[a].id].arrivalS <
+           in.jobs[in.active[b].id].arrivalS;
+  });
+  return order;
+}
+
+double sched::equalShareRate(const PolicyInput &in, unsigned job) {
+  double total = 0, rate = 0;
+  for (unsigned t = 0; t < in.capacity.size(); ++t)
+    total += in.capacity[t];
+  if (total == 0)
+    return 0;
+  unsigned scale = in.jobs[job].scale;
+  for (unsigned t = 0; t < in.capacity.size(); ++t)
+    rate += in.capacity[t] / total * in.rates->rate(job, t, scale, true);
+  return rate;
+}
+
+std::vector<Assignment>
+sched::roundTimeFractions(const PolicyInput &in,
+                          const std::vector<std::vector<double>> &fractions) {
+  struct Candidate {
+    double priority;
+    double fraction;
+    unsigned index, type;
+  };
+  std::vector<Candidate> candidates;
+  unsigned numTypes = in.capacity.size();
+  for (unsigned i = 0; i < in.active.size(); ++i) {
+    const ActiveJob &job = in.active[i];
+    unsigned scale = in.jobs[job.id].scale;
+    for (unsigned t = 0; t < numTypes; ++t) {
+      if (scale > in.capacity[t] ||
+          bestPlacementRate(in, job.id, t, scale) <= 0)
+        continue;
+      double x = fractions[i][t];
+      double received =
+          job.roundsActive ? double(job.roundsOnType[t]) / job.roundsActive : 0;
+      double priority = x <= 1e-9 ? 0 : received <= 0 ? 1e9 * x : x / received;
+      candidates.push_back({priority, x, i, t});
+    }
+  }
+  llvm::stable_sort(candidates, [](const Candidate &a, const Candidate &b) {
+    if (a.priority != b.priority)
+      return a.priority > b.priority;
+    return a.fraction > b.fraction;
+  });
+  std::vector<unsigned> free(in.capacity.begin(), in.capacity.end());
+  std::vector<bool> taken(in.active.size(), false);
+  std::vector<Assignment> plan;
+  for (const Candidate &c : candidates) {
+    unsigned id = in.active[c.index].id;
+    unsigned scale = in.jobs[id].scale;
+    if (taken[c.index] || free[c.type] < scale)
+      continue;
+    taken[c.index] = true;
+    free[c.type] -= scale;
+    plan.push_back({id, {{c.type, scale}}});
+  }
+  return plan;
+}
+
+std::vector<Assignment>
+sched::keepActive(const PolicyInput &in,
+                  const std::vector<Assignment> &previous) {
+  std::vector<bool> active(in.jobs.size(), false);
+  for (const ActiveJob &job : in.active)
+    active[job.id] = true;
+  std::vector<Assignment> plan;
+  for (const Assignment &a : previous)
+    if (active[a.job])
+      plan.push_back(a);
+  return plan;
+}

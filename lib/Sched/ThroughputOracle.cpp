@@ -1,0 +1,14 @@
+//===- ThroughputOracle.cpp - Oracle interface defaults ------------------===//
+
+#include "weft/Sched/ThroughputOracle.h"
+
+using namespace weft;
+using namespace weft::sched;
+
+ThroughputOracle::~ThroughputOracle() = default;
+
+std::optional<IterationProfile>
+ThroughputOracle::iterationProfile(llvm::StringRef, unsigned,
+                                   llvm::StringRef) const {
+  return std::nullopt;
+}

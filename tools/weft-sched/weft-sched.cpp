@@ -1,0 +1,223 @@
+//===- weft-sched.cpp - Trace-driven cluster scheduling simulator --------===//
+//
+// weft-sched --cluster SPEC (--trace FILE | --workload gavel:...)
+//            --oracle table:FILE --policy a[,b,...] [--network fair|crux]
+//            [--report DIR]
+// docs/Scheduler.md is the manual.
+//
+//===----------------------------------------------------------------------===//
+
+#include "weft/Sched/ClusterAdapter.h"
+#include "weft/Sched/Network.h"
+#include "weft/Sched/RateModel.h"
+#include "weft/Sched/Report.h"
+#include "weft/Sched/Simulator.h"
+#include "weft/Sched/TableOracle.h"
+#include "weft/Sched/Workload.h"
+#include "weft/Support/Error.h"
+#include "weft/Support/Progress.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/Format.h"
+#include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/raw_ostream.h"
+
+using namespace weft;
+using namespace weft::sched;
+namespace cl = llvm::cl;
+
+static cl::OptionCategory category("weft-sched options");
+static cl::opt<std::string>
+    clusterArg("cluster", cl::desc("cluster spec (YAML) or gpus:TYPE=N,..."),
+               cl::value_desc("spec"), cl::cat(category));
+static cl::opt<std::string>
+    traceArg("trace", cl::desc("job trace (Gavel .trace or Weft .csv)"),
+             cl::value_desc("file"), cl::cat(category));
+static cl::opt<std::string> workloadArg(
+    "workload",
+    cl::desc("generated workload: gavel:rate=R,jobs=N,seed=S,window=A-B"),
+    cl::value_desc("spec"), cl::cat(category));
+static cl::opt<std::string> oracleArg("oracle",
+                                      cl::desc("throughput oracle: table:FILE"),
+                                      cl::value_desc("oracle"),
+                                      cl::cat(category));
+static cl::opt<std::string> policyArg("policy",
+                                      cl::desc("comma-separated policies"),
+                                      cl::value_desc("a,b,..."),
+                                      cl::init("fifo"), cl::cat(category));
+static cl::opt<std::string>
+    networkArg("network", cl::desc("network model: none, fair or crux"),
+               cl::init("none"), cl::cat(category));
+static cl::opt<unsigned>
+    cruxLevels("crux-levels", cl::desc("priority levels for --network crux"),
+               cl::init(8), cl::cat(category));
+static cl::opt<std::string>
+    reportDir("report", cl::desc("write report.json, jobs.csv and SVGs here"),
+              cl::value_desc("dir"), cl::cat(category));
+static cl::opt<double> roundS("round", cl::desc("round length (s)"),
+                              cl::init(360), cl::cat(category));
+static cl::opt<double>
+    restartCostS("restart-cost",
+                 cl::desc("checkpoint-restart cost per (re)start (s)"),
+                 cl::init(10), cl::cat(category));
+static cl::opt<double>
+    checkpointEveryS("checkpoint-every",
+                     cl::desc("periodic checkpoint interval of run time (s); "
+                              "0 = only on preemption"),
+                     cl::init(0), cl::cat(category));
+static cl::list<std::string>
+    failArgs("fail", cl::desc("node failure: NODE@SECONDS (or NODE@Hh)"),
+             cl::value_desc("node@time"), cl::cat(category));
+static cl::opt<bool>
+    deadlines("deadlines",
+              cl::desc("admit deadline jobs only if a Cell can meet them"),
+              cl::cat(category));
+static cl::opt<bool> fork("fork",
+                          cl::desc("hadar: fork jobs over GPU types (HadarE)"),
+                          cl::cat(category));
+static cl::opt<double> knee("knee",
+                            cl::desc("rubick: knee of the sensitivity curves "
+                                     "(fraction of rate per added GPU)"),
+                            cl::init(0.01), cl::cat(category));
+static cl::opt<bool>
+    checkInvariantsArg("check-invariants",
+                       cl::desc("check the invariants every round"),
+                       cl::cat(category));
+static cl::opt<double> maxTimeH("max-time",
+                                cl::desc("stop after this simulated time (h)"),
+                                cl::init(1e8), cl::cat(category));
+
+static llvm::Error run() {
+  if (clusterArg.empty())
+    return badInput("--cluster is required");
+  if (traceArg.empty() == workloadArg.empty())
+    return badInput("give exactly one of --trace and --workload");
+  llvm::StringRef oracleSpec = oracleArg;
+  if (!oracleSpec.consume_front("table:"))
+    return badInput("--oracle '{0}': expected table:FILE", oracleArg);
+  auto oracle = TableOracle::load(oracleSpec);
+  if (!oracle)
+    return oracle.takeError();
+  auto cluster = loadSchedCluster(clusterArg, **oracle);
+  if (!cluster)
+    return cluster.takeError();
+  Workload workload;
+  if (!traceArg.empty()) {
+    auto loaded = loadTrace(traceArg, **oracle);
+    if (!loaded)
+      return loaded.takeError();
+    workload = std::move(*loaded);
+  } else {
+    auto params = parseGeneratorSpec(workloadArg);
+    if (!params)
+      return params.takeError();
+    auto generated = generateGavelWorkload(*params, **oracle);
+    if (!generated)
+      return generated.takeError();
+    workload = std::move(*generated);
+  }
+  SimOptions options;
+  options.roundS = roundS;
+  options.restartCostS = restartCostS;
+  options.checkpointEveryS = checkpointEveryS;
+  options.deadlines = deadlines;
+  options.checkInvariants = checkInvariantsArg;
+  options.maxTimeS = maxTimeH * 3600;
+  if (roundS <= 0 || restartCostS < 0 || checkpointEveryS < 0 ||
+      maxTimeH <= 0 || knee < 0)
+    return badInput("--round and --max-time must be positive; --restart-cost, "
+                    "--checkpoint-every and --knee non-negative");
+  for (const std::string &text : failArgs) {
+    auto failure = parseFailure(text, *cluster);
+    if (!failure)
+      return failure.takeError();
+    options.failures.push_back(*failure);
+  }
+  std::unique_ptr<NetworkModel> network;
+  if (networkArg != "none") {
+    auto model = createNetworkModel(networkArg, *cluster, cruxLevels);
+    if (!model)
+      return model.takeError();
+    network = std::move(*model);
+    options.network = network.get();
+  }
+  PolicyOptions policyOptions;
+  policyOptions.fork = fork;
+  policyOptions.knee = knee;
+  llvm::SmallVector<llvm::StringRef> names;
+  llvm::StringRef(policyArg).split(names, ',', -1, false);
+  if (names.empty())
+    return badInput("--policy: no policy given; known policies: {0}",
+                    knownPolicies());
+  std::vector<std::unique_ptr<Policy>> policies;
+  for (llvm::StringRef name : names) {
+    auto policy = createPolicy(name.trim(), policyOptions);
+    if (!policy)
+      return policy.takeError();
+    policies.push_back(std::move(*policy));
+  }
+  RateModel rates(*cluster, **oracle, workload.jobs);
+  llvm::outs() << "cluster " << cluster->name << ": " << cluster->totalGpus()
+               << " GPUs in " << cluster->nodes.size() << " nodes (";
+  for (unsigned t = 0; t < cluster->types.size(); ++t) {
+    const GpuType &type = cluster->types[t];
+    llvm::outs() << (t ? ", " : "") << type.total << " " << type.name;
+    if (type.oracleType != llvm::StringRef(type.name).lower() ||
+        type.speedFactor != 1)
+      llvm::outs() << llvm::format(" as %s x %.2f", type.oracleType.c_str(),
+                                   type.speedFactor);
+  }
+  llvm::outs() << "); " << workload.jobs.size() << " jobs";
+  if (workload.measureEnd < workload.jobs.size())
+    llvm::outs() << ", measuring jobs " << workload.measureBegin << "-"
+                 << workload.measureEnd;
+  llvm::outs() << "; network " << networkArg << "\n";
+  std::vector<SimResult> results;
+  std::vector<PolicyStats> stats;
+  for (auto &policy : policies) {
+    Progress progress(("weft-sched " + policy->name()).str());
+    unsigned total = workload.jobs.size();
+    options.onRound = [&](double nowS, unsigned finished) {
+      progress.update(llvm::formatv("{0:F1} h simulated, {1}/{2} jobs done",
+                                    nowS / 3600, finished, total)
+                          .str());
+    };
+    auto result = simulate(workload, *cluster, rates, *policy, options);
+    progress.done();
+    if (!result)
+      return result.takeError();
+    stats.push_back(computeStats(*result, workload));
+    results.push_back(std::move(*result));
+  }
+  printStatsTable(stats, llvm::outs());
+  for (const PolicyStats &s : stats)
+    llvm::outs() << llvm::format("%s: simulated in %.2f s wall, %u LP solves "
+                                 "in %.2f s, %u restarts, allocated %.1f %%\n",
+                                 s.policy.c_str(), s.wallS, s.solves, s.solverS,
+                                 s.restarts, 100 * s.allocatedUtilization);
+  for (const SimResult &result : results) {
+    unsigned shown = 0;
+    for (const JobRecord &r : result.jobs)
+      if (r.status == JobStatus::Rejected && !r.rejectReason.empty() &&
+          shown++ < 3)
+        llvm::outs() << result.policy << ": job " << r.id
+                     << " rejected: " << r.rejectReason << "\n";
+  }
+  if (!reportDir.empty())
+    if (llvm::Error err = writeReport(reportDir, results, stats, workload))
+      return err;
+  return llvm::Error::success();
+}
+
+int main(int argc, char **argv) {
+  llvm::InitLLVM init(argc, argv);
+  cl::HideUnrelatedOptions(category);
+  if (!cl::ParseCommandLineOptions(argc, argv,
+                                   "weft-sched: simulate scheduling policies "
+                                   "on a heterogeneous GPU cluster\n",
+                                   &llvm::errs()))
+    return ExitBadInput;
+  if (llvm::Error err = run())
+    return reportError("weft-sched", std::move(err));
+  return ExitSuccess;
+}
