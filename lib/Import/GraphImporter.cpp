@@ -48,7 +48,7 @@ GraphImporter::GraphImporter(mlir::MLIRContext &context,
                              const ImportOptions &options,
                              ImportReport &report, llvm::StringRef fileName)
     : context(context), model(model), options(options), report(report),
-      fileName(fileName.str()), builder(&context), leafBuilder(&context) {}
+      fileName(fileName.str()), builder(&context) {}
 
 mlir::Location GraphImporter::nameLoc(llvm::StringRef name) {
   return mlir::NameLoc::get(
@@ -139,10 +139,10 @@ llvm::Error GraphImporter::createFunction() {
   body = func.addEntryBlock();
   for (auto [i, name] : llvm::enumerate(argNames)) {
     func.setArgAttr(i, "graph.input", builder.getStringAttr(name));
+    body->getArgument(i).setLoc(nameLoc(name));
     values[name] = body->getArgument(i);
   }
   builder.setInsertionPointToStart(body);
-  leafBuilder.setInsertionPointToStart(body);
   return llvm::Error::success();
 }
 
@@ -171,9 +171,8 @@ mlir::Value GraphImporter::materializeConstant(llvm::StringRef name,
                                                const ConstTensor &c) {
   mlir::Type element = convertElementType(&context, c.elementType);
   auto type = mlir::RankedTensorType::get(c.dims, element);
-  auto op = leafBuilder.create<graph::ConstantOp>(nameLoc(name), type,
-                                                  toAttr(type, c));
-  leafBuilder.setInsertionPointAfter(op);
+  auto op = builder.create<graph::ConstantOp>(nameLoc(name), type,
+                                              toAttr(type, c));
   values[name] = op.getResult();
   return op.getResult();
 }
@@ -221,11 +220,10 @@ GraphImporter::materializeLeaf(llvm::StringRef name) {
     value = weightsOf(*type, *init->second);
   mlir::Location loc = nameLoc(name);
   mlir::Operation *op =
-      buffer ? leafBuilder.create<graph::BufferOp>(loc, *type, name, value)
+      buffer ? builder.create<graph::BufferOp>(loc, *type, name, value)
                    .getOperation()
-             : leafBuilder.create<graph::ParameterOp>(loc, *type, name, value)
+             : builder.create<graph::ParameterOp>(loc, *type, name, value)
                    .getOperation();
-  leafBuilder.setInsertionPointAfter(op);
   values[name] = op->getResult(0);
   return op->getResult(0);
 }
@@ -378,6 +376,23 @@ llvm::Expected<mlir::Value> GraphImporter::findLoss() {
       .getResult();
 }
 
+void GraphImporter::hoistLeaves() {
+  // Leaves have no operands, so moving them to the top keeps the program
+  // valid and lists the model's parameters, buffers and constants first.
+  mlir::Operation *insertBefore = nullptr;
+  for (mlir::Operation &op : llvm::make_early_inc_range(*body)) {
+    bool leaf = llvm::isa<graph::ParameterOp, graph::BufferOp,
+                          graph::ConstantOp>(op);
+    if (!leaf) {
+      if (!insertBefore)
+        insertBefore = &op;
+      continue;
+    }
+    if (insertBefore)
+      op.moveBefore(insertBefore);
+  }
+}
+
 void GraphImporter::removeDeadOps() {
   // Outputs other than the loss (logits, updated running statistics) and
   // the nodes only they need are dropped; declared parameters are kept.
@@ -407,6 +422,7 @@ llvm::Expected<mlir::OwningOpRef<mlir::ModuleOp>> GraphImporter::run() {
   func.setFunctionType(builder.getFunctionType(
       func.getArgumentTypes(), mlir::TypeRange{loss->getType()}));
   removeDeadOps();
+  hoistLeaves();
 
   std::string diagnostics;
   {

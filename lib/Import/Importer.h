@@ -99,6 +99,7 @@ private:
   llvm::Expected<mlir::RankedTensorType> typeOf(llvm::StringRef name);
   llvm::Expected<mlir::Value> findLoss();
   void removeDeadOps();
+  void hoistLeaves();
   mlir::Location nameLoc(llvm::StringRef name);
 
   mlir::MLIRContext &context;
@@ -107,7 +108,6 @@ private:
   ImportReport &report;
   std::string fileName;
   mlir::OpBuilder builder;
-  mlir::OpBuilder leafBuilder;
   mlir::OwningOpRef<mlir::ModuleOp> module;
   mlir::Block *body = nullptr;
 

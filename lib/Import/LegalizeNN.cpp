@@ -2,6 +2,7 @@
 
 #include "Importer.h"
 #include "Graph/IR/GraphOps.h"
+#include <cmath>
 
 using namespace weft;
 using namespace weft::import;
@@ -202,7 +203,8 @@ static llvm::Error dropout(NodeContext &ctx) {
     const ConstTensor *r = ctx.constantInput(1);
     if (!r || r->values.size() != 1)
       return ctx.unsupported("a dropout ratio that is not a constant");
-    ratio = r->values[0];
+    // The ratio is stored as float32: round away its binary noise.
+    ratio = std::round(r->values[0] * 1e7) / 1e7;
   }
   bool training = false;
   if (ctx.hasInput(2)) {

@@ -190,13 +190,6 @@ llvm::Error import::prepareOnnxModel(onnx::ModelProto &model,
     if (init.data_location() == onnx::TensorProto::EXTERNAL)
       report.externalData = true;
   }
-  for (auto &input : *model.mutable_graph()->mutable_input()) {
-    if (params.contains(input.name()) || initializers.contains(input.name()))
-      continue;
-    if (auto err = resolveInputShape(input, options, symbols))
-      return err;
-  }
-  bindSymbols(*model.mutable_graph(), symbols);
   for (const auto &entry : options.inputShapes)
     if (llvm::none_of(model.graph().input(), [&](const auto &in) {
           return in.name() == entry.getKey();
@@ -204,6 +197,13 @@ llvm::Error import::prepareOnnxModel(onnx::ModelProto &model,
       return badInput("--input-shape names '{0}', which is not an input of "
                       "the model",
                       entry.getKey());
+  for (auto &input : *model.mutable_graph()->mutable_input()) {
+    if (params.contains(input.name()) || initializers.contains(input.name()))
+      continue;
+    if (auto err = resolveInputShape(input, options, symbols))
+      return err;
+  }
+  bindSymbols(*model.mutable_graph(), symbols);
 
   try {
     onnx::checker::check_model(model);

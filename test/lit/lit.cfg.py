@@ -9,7 +9,7 @@ from lit.llvm.subst import ToolSubst
 config.name = "Weft"
 config.test_format = lit.formats.ShTest(not llvm_config.use_lit_shell)
 config.suffixes = [".mlir", ".onnxtext", ".test"]
-config.excludes = ["Inputs", "lit.cfg.py", "lit.site.cfg.py"]
+config.excludes = ["Inputs", "lit.cfg.py", "lit.site.cfg.py", "expect-exit.py"]
 config.test_source_root = os.path.dirname(__file__)
 config.test_exec_root = os.path.join(config.weft_obj_root, "test", "lit")
 
@@ -18,6 +18,9 @@ llvm_config.use_default_substitutions()
 
 config.substitutions.append(("%weft_src", config.weft_src_root))
 config.substitutions.append(("%shared", os.path.join(config.weft_src_root, "..", "shared")))
+config.substitutions.append(
+    ("%expect-exit", "%s %s" % (config.python_executable,
+                                os.path.join(config.weft_src_root, "test", "lit", "expect-exit.py"))))
 # Debian's PyTorch and ONNX are only visible to the system interpreter.
 config.substitutions.append(("%syspython", "/usr/bin/python3"))
 

@@ -3,7 +3,9 @@
 #include "weft/Import/ImportFlags.h"
 #include "weft/Import/OnnxImport.h"
 #include "weft/Support/Error.h"
+#include "mlir/IR/AsmState.h"
 #include "mlir/IR/MLIRContext.h"
+#include "mlir/IR/OperationSupport.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/ToolOutputFile.h"
@@ -25,6 +27,7 @@ int main(int argc, char **argv) {
                "dialect"),
       cl::cat(category));
   ImportFlags flags(category);
+  mlir::registerAsmPrinterCLOptions();
   cl::HideUnrelatedOptions(category);
   cl::ParseCommandLineOptions(
       argc, argv,
@@ -49,7 +52,7 @@ int main(int argc, char **argv) {
     return reportError("weft-translate",
                        badInput("cannot write '{0}': {1}", output,
                                 ec.message()));
-  (*module)->print(out.os());
+  (*module)->print(out.os(), mlir::OpPrintingFlags());
   out.os() << "\n";
   out.keep();
   return ExitSuccess;
