@@ -181,11 +181,12 @@ void Simulation::admitArrivals() {
 void Simulation::applyFailures() {
   while (nextFailure < failures.size() &&
          failures[nextFailure].timeS <= state.nowS) {
-    unsigned node = failures[nextFailure++].node;
+    const NodeFailure &failure = failures[nextFailure++];
+    unsigned node = failure.node;
     if (state.nodeFailed[node])
       continue;
     state.nodeFailed[node] = true;
-    nodeFailedAt[node] = std::min(nodeFailedAt[node], state.nowS);
+    nodeFailedAt[node] = std::min(nodeFailedAt[node], failure.timeS);
     changed = true;
   }
 }
@@ -316,6 +317,8 @@ void Simulation::runRound(double roundEnd) {
       failAt[failures[f].node] =
           std::min(failAt[failures[f].node], failures[f].timeS);
   double usefulInRound = 0;
+  for (unsigned id : activeIds)
+    ++roundsActive[id];
   for (unsigned id : running) {
     JobState &js = state.jobs[id];
     JobRecord &record = result.jobs[id];
@@ -334,7 +337,6 @@ void Simulation::runRound(double roundEnd) {
     double rate = js.rate / slowdown[id];
     double runS = std::max(0.0, stopAt - runFrom);
     double need = (job.totalSteps - js.steps) / rate;
-    ++roundsActive[id];
     for (const Part &part : js.parts)
       ++roundsOnType[id][part.type];
     if (need <= runS) {

@@ -100,6 +100,14 @@ std::optional<double> TableOracle::throughput(StringRef jobType, unsigned count,
   if (!consolidated && count > 1)
     gpu += kSpreadSuffix.str();
   auto it = table.find({gpu, jobType.str(), count});
+  if (it != table.end())
+    return it->second;
+  auto measured = countsByType.find(jobType.str());
+  if (!linearScaling || measured == countsByType.end() ||
+      measured->second != std::vector<unsigned>{1} ||
+      (count != 2 && count != 4 && count != 8))
+    return std::nullopt;
+  it = table.find({gpuType.str(), jobType.str(), 1});
   if (it == table.end())
     return std::nullopt;
   return it->second;
@@ -109,6 +117,8 @@ std::vector<unsigned> TableOracle::counts(StringRef jobType) const {
   auto it = countsByType.find(jobType.str());
   if (it == countsByType.end())
     return {};
+  if (linearScaling && it->second == std::vector<unsigned>{1})
+    return {1, 2, 4, 8};
   return it->second;
 }
 

@@ -83,6 +83,11 @@ static cl::opt<bool>
     checkInvariantsArg("check-invariants",
                        cl::desc("check the invariants every round"),
                        cl::cat(category));
+static cl::opt<bool> linearScaling(
+    "assume-linear-scaling",
+    cl::desc("table oracle: run 1-GPU-only job types on 2/4/8 GPUs at the "
+             "1-GPU iteration rate (Gavel's msr traces need it)"),
+    cl::cat(category));
 static cl::opt<double> maxTimeH("max-time",
                                 cl::desc("stop after this simulated time (h)"),
                                 cl::init(1e8), cl::cat(category));
@@ -98,6 +103,7 @@ static llvm::Error run() {
   auto oracle = TableOracle::load(oracleSpec);
   if (!oracle)
     return oracle.takeError();
+  (*oracle)->setAssumeLinearScaling(linearScaling);
   auto cluster = loadSchedCluster(clusterArg, **oracle);
   if (!cluster)
     return cluster.takeError();
