@@ -2,6 +2,7 @@
 
 #include "Importer.h"
 #include "OnnxModel.h"
+#include "ShapeFolding.h"
 #include "Graph/IR/GraphDialect.h"
 #include "Graph/IR/GraphOps.h"
 #include "weft/Support/Error.h"
@@ -75,20 +76,10 @@ llvm::Error GraphImporter::collectTypes() {
   }
   // Small integer and scalar initializers are constants: shape operands,
   // axes, scales. Everything else becomes a parameter or buffer on use.
-  for (const auto &init : g.initializer()) {
-    if (parameterInputs.contains(init.name()))
-      continue;
-    std::optional<ConstTensor> c;
-    int64_t n = 1;
-    for (int64_t d : init.dims())
-      n *= d;
-    bool isFloat = init.data_type() == onnx::TensorProto::FLOAT ||
-                   init.data_type() == onnx::TensorProto::DOUBLE ||
-                   init.data_type() == onnx::TensorProto::FLOAT16;
-    if ((isFloat && n <= 1) || (!isFloat && n <= 64))
-      if ((c = readTensor(init)))
+  for (const auto &init : g.initializer())
+    if (!parameterInputs.contains(init.name()) && isConstantInitializer(init))
+      if (auto c = readTensor(init))
         constants[init.name()] = std::move(*c);
-  }
   return llvm::Error::success();
 }
 

@@ -6,10 +6,10 @@
 //===----------------------------------------------------------------------===//
 
 #include "OnnxModel.h"
+#include "ShapeFolding.h"
 #include "weft/Support/Error.h"
 #include "onnx/checker.h"
 #include "onnx/defs/parser.h"
-#include "onnx/shape_inference/implementation.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/MemoryBuffer.h"
@@ -211,15 +211,11 @@ llvm::Error import::prepareOnnxModel(onnx::ModelProto &model,
     return badInput("the model fails ONNX's checker: {0}",
                     llvm::StringRef(e.what()).trim());
   }
-  try {
-    onnx::ShapeInferenceOptions inference(/*check_type_val=*/true,
-                                          /*strict_mode_val=*/0,
-                                          /*data_prop_val=*/true);
-    onnx::shape_inference::InferShapes(
-        model, onnx::OpSchemaRegistry::Instance(), inference);
-  } catch (const std::exception &e) {
-    return badInput("ONNX shape inference failed: {0}",
-                    llvm::StringRef(e.what()).trim());
-  }
+  if (auto err = inferShapes(model))
+    return err;
+  auto folded = foldShapeComputations(model);
+  if (!folded)
+    return folded.takeError();
+  report.foldedNodes += *folded;
   return llvm::Error::success();
 }

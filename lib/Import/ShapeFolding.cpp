@@ -1,0 +1,161 @@
+//===- ShapeFolding.cpp - Folding shape logic before shape inference ------===//
+
+#include "ShapeFolding.h"
+#include "ConstTensor.h"
+#include "weft/Support/Error.h"
+#include "onnx/shape_inference/implementation.h"
+#include "llvm/ADT/StringMap.h"
+
+using namespace weft;
+using namespace weft::import;
+
+bool import::isConstantInitializer(const onnx::TensorProto &t) {
+  int64_t n = 1;
+  for (int64_t d : t.dims())
+    n *= d;
+  bool isFloat = t.data_type() == onnx::TensorProto::FLOAT ||
+                 t.data_type() == onnx::TensorProto::DOUBLE ||
+                 t.data_type() == onnx::TensorProto::FLOAT16 ||
+                 t.data_type() == onnx::TensorProto::BFLOAT16;
+  return isFloat ? n <= 1 : n <= 64;
+}
+
+llvm::Error import::inferShapes(onnx::ModelProto &model) {
+  try {
+    onnx::ShapeInferenceOptions inference(/*check_type_val=*/true,
+                                          /*strict_mode_val=*/0,
+                                          /*data_prop_val=*/true);
+    onnx::shape_inference::InferShapes(
+        model, onnx::OpSchemaRegistry::Instance(), inference);
+  } catch (const std::exception &e) {
+    return badInput("ONNX shape inference failed: {0}",
+                    llvm::StringRef(e.what()).trim());
+  }
+  return llvm::Error::success();
+}
+
+/// The static shapes known for the graph's values.
+static llvm::StringMap<std::vector<int64_t>>
+staticShapes(const onnx::GraphProto &graph) {
+  llvm::StringMap<std::vector<int64_t>> shapes;
+  auto add = [&](const onnx::ValueInfoProto &vi) {
+    if (!vi.type().has_tensor_type() || !vi.type().tensor_type().has_shape())
+      return;
+    std::vector<int64_t> dims;
+    for (const auto &d : vi.type().tensor_type().shape().dim()) {
+      if (!d.has_dim_value())
+        return;
+      dims.push_back(d.dim_value());
+    }
+    shapes[vi.name()] = dims;
+  };
+  for (const auto &vi : graph.input())
+    add(vi);
+  for (const auto &vi : graph.value_info())
+    add(vi);
+  for (const auto &init : graph.initializer())
+    shapes[init.name()] =
+        std::vector<int64_t>(init.dims().begin(), init.dims().end());
+  return shapes;
+}
+
+static onnx::TensorProto toTensorProto(const ConstTensor &c) {
+  onnx::TensorProto t;
+  t.set_data_type(c.elementType);
+  for (int64_t d : c.dims)
+    t.add_dims(d);
+  switch (c.elementType) {
+  case onnx::TensorProto::FLOAT:
+  case onnx::TensorProto::FLOAT16:
+  case onnx::TensorProto::BFLOAT16:
+    t.set_data_type(onnx::TensorProto::FLOAT);
+    for (double v : c.values)
+      t.add_float_data(float(v));
+    break;
+  case onnx::TensorProto::DOUBLE:
+    for (double v : c.values)
+      t.add_double_data(v);
+    break;
+  case onnx::TensorProto::INT64:
+    for (double v : c.values)
+      t.add_int64_data(int64_t(v));
+    break;
+  default:
+    // INT32, INT8, UINT8 and BOOL all live in int32_data.
+    for (double v : c.values)
+      t.add_int32_data(int32_t(v));
+    break;
+  }
+  return t;
+}
+
+/// Replaces `node` by a Constant node producing `value` under its output
+/// name.
+static void replaceWithConstant(onnx::NodeProto &node, const ConstTensor &c) {
+  std::string output = node.output(0), name = node.name();
+  node.Clear();
+  node.set_op_type("Constant");
+  node.set_name(name);
+  node.add_output(output);
+  auto *attr = node.add_attribute();
+  attr->set_name("value");
+  attr->set_type(onnx::AttributeProto::TENSOR);
+  *attr->mutable_t() = toTensorProto(c);
+}
+
+llvm::Expected<unsigned>
+import::foldShapeComputations(onnx::ModelProto &model) {
+  unsigned total = 0;
+  // Each round can reveal shapes that let the next one fold more; a graph
+  // has no more rounds of this than nodes, and real exports need two or
+  // three.
+  for (int round = 0; round < model.graph().node_size() + 1; ++round) {
+    auto shapes = staticShapes(model.graph());
+    llvm::StringMap<ConstTensor> constants;
+    for (const auto &init : model.graph().initializer())
+      if (isConstantInitializer(init))
+        if (auto c = readTensor(init))
+          constants[init.name()] = std::move(*c);
+
+    unsigned folded = 0;
+    for (auto &node : *model.mutable_graph()->mutable_node()) {
+      llvm::StringRef op = node.op_type();
+      if (!node.domain().empty() || !isFoldable(op) || node.output_size() != 1)
+        continue;
+      std::vector<const ConstTensor *> ins;
+      std::vector<std::vector<int64_t>> inShapes;
+      bool ready = true;
+      for (const std::string &in : node.input()) {
+        auto c = constants.find(in);
+        ins.push_back(c == constants.end() ? nullptr : &c->second);
+        auto s = shapes.find(in);
+        inShapes.push_back(s == shapes.end() ? std::vector<int64_t>()
+                                             : s->second);
+        if (op == "Shape")
+          ready &= s != shapes.end();
+        else if (!in.empty() && c == constants.end())
+          ready = false;
+      }
+      if (!ready)
+        continue;
+      auto result = import::foldNode(node, ins, inShapes);
+      if (!result) {
+        // Not foldable after all (an unusual attribute): the importer's
+        // handler will say so precisely if the node matters.
+        llvm::consumeError(result.takeError());
+        continue;
+      }
+      if (op != "Constant") {
+        replaceWithConstant(node, result->front());
+        ++folded;
+      }
+      constants[node.output(0)] = std::move(result->front());
+    }
+    total += folded;
+    if (!folded)
+      break;
+    if (auto err = inferShapes(model))
+      return std::move(err);
+  }
+  return total;
+}
