@@ -171,11 +171,46 @@ static void bindSymbols(onnx::GraphProto &graph, const SymbolTable &symbols) {
     bind(vi);
 }
 
+/// Turns initializers whose data lives in external files into graph inputs
+/// listed as parameters (the weightless form), so that neither the checker
+/// nor anything after it opens the data files: a planner needs shapes only.
+static void detachExternalData(onnx::ModelProto &model) {
+  auto *graph = model.mutable_graph();
+  auto *inits = graph->mutable_initializer();
+  std::vector<std::string> detached;
+  for (int i = inits->size() - 1; i >= 0; --i) {
+    const onnx::TensorProto &t = inits->Get(i);
+    if (t.data_location() != onnx::TensorProto::EXTERNAL)
+      continue;
+    bool listedAsInput = llvm::any_of(
+        graph->input(), [&](const auto &in) { return in.name() == t.name(); });
+    if (!listedAsInput) {
+      onnx::ValueInfoProto *input = graph->add_input();
+      input->set_name(t.name());
+      auto *tensor = input->mutable_type()->mutable_tensor_type();
+      tensor->set_elem_type(t.data_type());
+      for (int64_t d : t.dims())
+        tensor->mutable_shape()->add_dim()->set_dim_value(d);
+    }
+    detached.push_back(t.name());
+    inits->DeleteSubrange(i, 1);
+  }
+  if (detached.empty())
+    return;
+  auto *prop = model.add_metadata_props();
+  prop->set_key(kParametersKey);
+  prop->set_value(llvm::join(detached, ","));
+}
+
 llvm::Error import::prepareOnnxModel(onnx::ModelProto &model,
                                      const ImportOptions &options,
                                      ImportReport &report) {
+  for (const auto &init : model.graph().initializer())
+    if (init.data_location() == onnx::TensorProto::EXTERNAL)
+      report.externalData = true;
+  detachExternalData(model);
   llvm::StringSet<> params = listedParameters(model);
-  report.weightless = !params.empty();
+  report.weightless = !params.empty() && !report.externalData;
   report.producer = model.producer_name();
   for (const auto &opset : model.opset_import())
     if (opset.domain().empty() || opset.domain() == "ai.onnx")
@@ -185,11 +220,8 @@ llvm::Error import::prepareOnnxModel(onnx::ModelProto &model,
 
   SymbolTable symbols;
   llvm::StringSet<> initializers;
-  for (const auto &init : model.graph().initializer()) {
+  for (const auto &init : model.graph().initializer())
     initializers.insert(init.name());
-    if (init.data_location() == onnx::TensorProto::EXTERNAL)
-      report.externalData = true;
-  }
   for (const auto &entry : options.inputShapes)
     if (llvm::none_of(model.graph().input(), [&](const auto &in) {
           return in.name() == entry.getKey();
