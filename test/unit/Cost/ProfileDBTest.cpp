@@ -3,9 +3,12 @@
 
 #include "weft/Cost/ProfileDB.h"
 #include "weft/Support/Error.h"
+#include "llvm/Support/FileSystem.h"
 #include "llvm/Support/raw_ostream.h"
 #include "gtest/gtest.h"
 #include <cmath>
+#include <cstdlib>
+#include <set>
 
 using namespace weft;
 
@@ -100,4 +103,36 @@ TEST(ProfileDB, BadFilesAreBadInput) {
         {"device": "CPU", "kernel": "k", "op_class": "matmull",
          "dtype": "fp32", "flops": 1, "bytes": 1, "seconds": 1}]})"),
             "db.json: kernels[0]: unknown op_class 'matmull'");
+}
+
+TEST(ProfileDB, WeftProfileWritesALoadableDB) {
+  // Runs the real profiler on this machine's CPU (kernels only, quick).
+  if (std::system("/usr/bin/python3 -c 'import torch' >/dev/null 2>&1") != 0)
+    GTEST_SKIP() << "Debian's python3-torch is not installed";
+  llvm::SmallString<128> path;
+  ASSERT_FALSE(
+      llvm::sys::fs::createTemporaryFile("weft-profile", "json", path));
+  std::string command = std::string("/usr/bin/python3 ") + WEFT_SOURCE_DIR +
+                        "/tools/weft-profile/weft-profile -o " +
+                        path.str().str() +
+                        " --quick --no-collectives --min-seconds 0.001 "
+                        "--max-reps 3 2>/dev/null";
+  ASSERT_EQ(std::system(command.c_str()), 0) << command;
+  llvm::Expected<ProfileDB> db = loadProfileDB(path);
+  llvm::sys::fs::remove(path);
+  ASSERT_TRUE(static_cast<bool>(db)) << llvm::toString(db.takeError());
+  // Every kernel of the standard set, all on the CPU pseudo-device.
+  std::set<std::string> kernels;
+  for (const KernelSample &k : db->kernels) {
+    EXPECT_EQ(k.device, "CPU");
+    EXPECT_GT(k.seconds, 0);
+    kernels.insert(k.kernel);
+  }
+  EXPECT_EQ(kernels,
+            (std::set<std::string>{"conv2d", "embedding", "gelu", "layer_norm",
+                                   "linear", "softmax"}));
+  OpTime t = opTime(*lookupDeviceType("CPU"), DType::FP32,
+                    {OpClass::Matmul, 1e8, 0}, &*db);
+  EXPECT_TRUE(t.measured);
+  EXPECT_GT(t.seconds, 0);
 }
