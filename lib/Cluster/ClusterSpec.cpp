@@ -128,7 +128,12 @@ static unsigned typeIndexFor(llvm::StringRef name,
   auto it = defined.find(name.str());
   if (it != defined.end())
     t = &it->second;
-  else
+  // Catalog names are case-insensitive, so "v100" also finds an override of
+  // "V100".
+  for (const auto &[definedName, type] : defined)
+    if (!t && name.equals_insensitive(definedName))
+      t = &type;
+  if (!t)
     t = lookupDeviceType(name);
   for (unsigned i = 0; i < spec.deviceTypes.size(); ++i)
     if (spec.deviceTypes[i].name == t->name)

@@ -45,7 +45,7 @@ namespace yaml {
 template <typename T, QuantityKind kind, double T::*field>
 struct QuantityTraits {
   static void output(const T &v, void *, raw_ostream &os) { os << v.*field; }
-  static StringRef input(StringRef text, void *ctxt, T &v) {
+  static StringRef input(StringRef text, void *, T &v) {
     std::string err = parseQuantityInto(text, kind, v.*field);
     return err.empty() ? StringRef() : keep(std::move(err));
   }
@@ -70,7 +70,7 @@ template <> struct ScalarTraits<PositiveCount> {
   static void output(const PositiveCount &v, void *, raw_ostream &os) {
     os << v.value;
   }
-  static StringRef input(StringRef text, void *ctxt, PositiveCount &v) {
+  static StringRef input(StringRef text, void *, PositiveCount &v) {
     unsigned long long n = 0;
     if (text.trim().getAsInteger(10, n) || n == 0 || n > (1u << 24))
       return keep("expected a positive integer, found '" + text.trim().str() +
@@ -85,7 +85,7 @@ template <> struct ScalarTraits<Fraction> {
   static void output(const Fraction &v, void *, raw_ostream &os) {
     os << v.value;
   }
-  static StringRef input(StringRef text, void *ctxt, Fraction &v) {
+  static StringRef input(StringRef text, void *, Fraction &v) {
     double x = 0;
     if (text.trim().getAsDouble(x) || !(x > 0 && x <= 1))
       return keep("expected a fraction in (0, 1], found '" + text.trim().str() +
@@ -100,7 +100,7 @@ template <> struct ScalarTraits<PositiveNumber> {
   static void output(const PositiveNumber &v, void *, raw_ostream &os) {
     os << v.value;
   }
-  static StringRef input(StringRef text, void *ctxt, PositiveNumber &v) {
+  static StringRef input(StringRef text, void *, PositiveNumber &v) {
     double x = 0;
     if (text.trim().getAsDouble(x) || !(x > 0) || x > 1e9)
       return keep("expected a positive number, found '" + text.trim().str() +

@@ -185,10 +185,10 @@ llvm::Expected<ProfileDB> weft::parseProfileDB(llvm::StringRef text,
     db.description = d->str();
   if (const llvm::json::Array *k = root->getArray("kernels"))
     if (llvm::Error err = readKernels(*k, fileName, db))
-      return std::move(err);
+      return err;
   if (const llvm::json::Array *c = root->getArray("collectives"))
     if (llvm::Error err = readCollectives(*c, fileName, db))
-      return std::move(err);
+      return err;
   return db;
 }
 

@@ -93,6 +93,12 @@ nodes:
   EXPECT_DOUBLE_EQ(mine->memBandwidthGBps, 2000);
   EXPECT_DOUBLE_EQ(mine->peakFlops(DType::FP16), 50e12);
   EXPECT_EQ(mine->gavelName, "accel");
+  // A catalog name in another case still finds the spec's override.
+  ClusterSpec lower = parse(R"(
+device_types: [{name: V100, memory: 32 GB}]
+nodes: [{name: a, type: v100, devices: 1}]
+)");
+  EXPECT_DOUBLE_EQ(lower.typeOf(0).memoryGB, 32);
   // The catalog itself is unchanged.
   EXPECT_DOUBLE_EQ(lookupDeviceType("V100")->memoryGB, 16);
 }
