@@ -37,6 +37,8 @@ static int boundKind(double lb, double ub) {
 }
 
 llvm::Expected<std::vector<double>> LinearProgram::maximize() const {
+  // GLPK prints to stdout unless told otherwise (scaling reports).
+  glp_term_out(GLP_OFF);
   glp_prob *lp = glp_create_prob();
   glp_set_obj_dir(lp, GLP_MAX);
   if (!rowLb.empty())
@@ -60,12 +62,27 @@ llvm::Expected<std::vector<double>> LinearProgram::maximize() const {
   ja.insert(ja.end(), entryCol.begin(), entryCol.end());
   ar.insert(ar.end(), entryValue.begin(), entryValue.end());
   glp_load_matrix(lp, entryValue.size(), ia.data(), ja.data(), ar.data());
+  glp_scale_prob(lp, GLP_SF_AUTO);
   glp_smcp params;
   glp_init_smcp(&params);
   params.msg_lev = GLP_MSG_OFF;
   params.presolve = GLP_ON;
   int ret = glp_simplex(lp, &params);
   int status = glp_get_status(lp);
+  if (ret != 0 || status != GLP_OPT) {
+    // Presolve can fail numerically on large LPs: retry from an advanced
+    // basis without it, with the dual simplex as a fallback.
+    glp_adv_basis(lp, 0);
+    params.presolve = GLP_OFF;
+    ret = glp_simplex(lp, &params);
+    status = glp_get_status(lp);
+    if (ret != 0 || status != GLP_OPT) {
+      params.meth = GLP_DUALP;
+      glp_std_basis(lp);
+      ret = glp_simplex(lp, &params);
+      status = glp_get_status(lp);
+    }
+  }
   if (ret != 0 || status != GLP_OPT) {
     glp_delete_prob(lp);
     return makeError(ExitInternal,

@@ -3,10 +3,10 @@
 // Crius (Cells): a Cell fixes a job's GPU type, GPU count (and pipeline
 // stages when the oracle provides them; the table oracle does not). Cells are
 // chosen jointly whenever jobs arrive or finish:
-//  1. in order (deadline jobs earliest-deadline-first, then by arrival)
-//     each job gets its smallest Cell (counts from scale/2 up) on the type
-//     with the best normalised rate per GPU that has room, preferring the
-//     type it runs on;
+//  1. in order (deadline jobs earliest-deadline-first, then least attained
+//     service, then arrival) each job gets its smallest Cell (counts from
+//     scale/2 up) on the type with the best normalised rate per GPU that has
+//     room, preferring the type it runs on;
 //  2. spare GPUs then go, one upgrade at a time, to the Cell change (more
 //     GPUs, or another type) with the largest gain in normalised throughput
 //     (rate / rate at the requested scale on the fastest type) per extra
@@ -37,12 +37,16 @@ public:
     if (!in.changed)
       return keepActive(in, previous);
     unsigned numTypes = in.capacity.size();
+    // Deadline jobs earliest-deadline-first, then least attained service
+    // (so that a queue of waiting jobs is not starved by long runners).
     std::vector<unsigned> order = byArrival(in);
     llvm::stable_sort(order, [&](unsigned a, unsigned b) {
       const Job &ja = in.jobs[in.active[a].id], &jb = in.jobs[in.active[b].id];
       double da = ja.deadlineS.value_or(INFINITY);
       double db = jb.deadlineS.value_or(INFINITY);
-      return da < db;
+      if (da != db)
+        return da < db;
+      return in.active[a].attainedS < in.active[b].attainedS;
     });
     std::vector<unsigned> free(in.capacity.begin(), in.capacity.end());
     std::vector<Cell> cells(in.active.size());

@@ -2,10 +2,12 @@
 //
 // Rubick (Zhang et al., "Rubick: Exploiting Job Reconfigurability for Deep
 // Learning Cluster Scheduling", 2024). Whenever jobs arrive or finish:
-//  1. guaranteed jobs (guaranteed_rate > 0), by arrival, get the smallest
+//  1. guaranteed jobs (guaranteed_rate > 0), by least attained service, get the
+//  smallest
 //     (type, count) whose rate meets the guarantee (else the fastest that
 //     fits);
-//  2. best-effort jobs, by arrival, get one GPU (the smallest count the
+//  2. best-effort jobs, by least attained service, get one GPU (the smallest
+//  count the
 //     oracle knows) on the type with the best rate per GPU;
 //  3. spare GPUs grow jobs along their sensitivity curve (rate vs GPU count
 //     on their type), steepest normalised slope first, while one more GPU
@@ -37,7 +39,9 @@ public:
     llvm::stable_sort(order, [&](unsigned a, unsigned b) {
       bool ga = in.jobs[in.active[a].id].guaranteedRate > 0;
       bool gb = in.jobs[in.active[b].id].guaranteedRate > 0;
-      return ga && !gb;
+      if (ga != gb)
+        return ga;
+      return in.active[a].attainedS < in.active[b].attainedS;
     });
     std::vector<unsigned> free(in.capacity.begin(), in.capacity.end());
     std::vector<int> type(in.active.size(), -1);
