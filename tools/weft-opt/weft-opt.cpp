@@ -5,6 +5,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "Graph/IR/GraphDialect.h"
+#include "Spmd/IR/SpmdDialect.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/Tools/mlir-opt/MlirOptMain.h"
@@ -16,7 +17,8 @@ int main(int argc, char **argv) {
   mlir::registerSymbolDCEPass();
 
   mlir::DialectRegistry registry;
-  registry.insert<weft::graph::GraphDialect, mlir::func::FuncDialect>();
+  registry.insert<weft::graph::GraphDialect, weft::spmd::SpmdDialect,
+                  mlir::func::FuncDialect>();
   return mlir::asMainReturnCode(
       mlir::MlirOptMain(argc, argv, "Weft optimizer driver\n", registry));
 }

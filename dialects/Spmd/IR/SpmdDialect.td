@@ -1,0 +1,54 @@
+//===- SpmdDialect.td - The spmd dialect --------------------*- tablegen -*-===//
+
+#ifndef WEFT_SPMD_DIALECT
+#define WEFT_SPMD_DIALECT
+
+include "mlir/IR/OpBase.td"
+
+def Spmd_Dialect : Dialect {
+  let name = "spmd";
+  let cppNamespace = "::weft::spmd";
+  let summary = "A distributed (SPMD) training program on a device mesh.";
+  let description = [{
+    An `spmd` program runs the same code on every device of a mesh. Values
+    keep their **global** static types; how a value is laid out over the mesh
+    is its *distribution* (`#spmd.dist`), one entry per mesh axis:
+    `id` (every device holds the whole value along that axis),
+    `gather(dim, segment)` (the value is split along `dim`, the shares given
+    by `segment`), or `sum` / `max` (every device holds a partial value that
+    must be combined).
+
+    The module carries what makes a program hermetic: the mesh
+    (`spmd.mesh`, devices grouped by node with their device classes), the
+    segments (`spmd.segments`, one ratio per device class and, once
+    integerized, an integer shard size per device), the fingerprint of the
+    model the plan was made from (`spmd.fingerprint`) and the format version
+    (`spmd.version`).
+
+    Compute happens in `spmd.local` regions holding a variant's per-device
+    recipe in the `graph` dialect; data moves only through the collectives
+    (`all_gather`, `reduce_scatter`, `all_reduce`, `all_to_all`) and
+    `send`/`recv` between pipeline stages. `spmd.shard` (whole → split) is
+    free. The backward pass is implicit and derived from duals (DESIGN.md
+    §3.4).
+  }];
+  let useFoldAPI = kEmitFoldAdaptorFolder;
+  let useDefaultAttributePrinterParser = 1;
+  let hasOperationAttrVerify = 1;
+  let hasRegionArgAttrVerify = 1;
+  let extraClassDeclaration = [{
+    /// Module attribute names.
+    static constexpr ::llvm::StringLiteral kMeshAttr = "spmd.mesh";
+    static constexpr ::llvm::StringLiteral kSegmentsAttr = "spmd.segments";
+    static constexpr ::llvm::StringLiteral kFingerprintAttr = "spmd.fingerprint";
+    static constexpr ::llvm::StringLiteral kVersionAttr = "spmd.version";
+    /// Function argument attribute holding the argument's distribution.
+    static constexpr ::llvm::StringLiteral kDistAttr = "spmd.dist";
+    /// Registers the attributes (their storage is defined in SpmdAttrs.cpp).
+    void registerAttributes();
+    /// The plan format version this build reads and writes.
+    static constexpr int64_t kFormatVersion = 1;
+  }];
+}
+
+#endif // WEFT_SPMD_DIALECT
