@@ -9,7 +9,8 @@
 //  3. the contention DAG links jobs that share a link (weight: the smaller
 //     intensity of the two); priorities are compressed to K levels by a
 //     max-K-cut dynamic program over the intensity order;
-//  4. links serve levels in strict priority, max-min within a level.
+//  4. links serve levels in strict priority, max-min within a level, each
+//     flow up to its demand (NetworkImpl.h).
 //
 //===----------------------------------------------------------------------===//
 
@@ -78,7 +79,7 @@ public:
   std::vector<double> slowdowns(llvm::ArrayRef<NetJob> jobs) override {
     unsigned n = jobs.size();
     std::vector<std::vector<Flow>> byJob(n);
-    std::vector<double> intensity(n, 0);
+    std::vector<double> intensity(n, 0), aloneS(n, 0);
     for (unsigned j = 0; j < n; ++j) {
       byJob[j] = ringFlows(jobs[j], j);
       double alone = 0;
@@ -102,7 +103,7 @@ public:
     std::vector<double> load(graph.capacity.size(), 0);
     for (unsigned j : order) {
       double demand = jobs[j].profile.bytesPerGpu /
-                      std::max(1e-9, jobs[j].profile.computeS);
+                      std::max(1e-9, jobs[j].profile.computeS + aloneS[j]);
       for (Flow &flow : byJob[j]) {
         unsigned spines =
             graph.crossesSpine(flow.src, flow.dst) ? graph.spines : 1;
@@ -153,6 +154,7 @@ public:
         flow.level = level[rank[j]];
         flows.push_back(std::move(flow));
       }
+    setDemands(graph, jobs, flows);
     return slowdownsFrom(graph, jobs, flows, graph.share(flows));
   }
 

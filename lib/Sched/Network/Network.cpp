@@ -3,9 +3,10 @@
 // Links: each node's NIC (transmit and receive), and with a leaf/spine
 // topology each (leaf, spine) uplink and downlink at uplink / #spines. A
 // spread job does a hierarchical all-reduce: one flow per node around a ring
-// of its nodes, each carrying the job's per-iteration bytes. Flows are taken
-// as always active (fluid): link bandwidth is shared max-min among the flows
-// of one priority level, strictly after the levels above.
+// of its nodes, each carrying the job's per-iteration bytes. Fluid model: a
+// flow asks for its average rate when uncontended (bytes / iteration time);
+// link bandwidth is shared max-min among the flows of one priority level,
+// strictly after the levels above, never above a flow's demand.
 //
 //===----------------------------------------------------------------------===//
 
@@ -75,6 +76,8 @@ std::vector<double> LinkGraph::share(const std::vector<Flow> &flows) const {
       for (unsigned link = 0; link < left.size(); ++link)
         if (users[link])
           step = std::min(step, left[link] / users[link]);
+      for (unsigned f : open)
+        step = std::min(step, flows[f].demand - rate[f]);
       if (!std::isfinite(step))
         break;
       for (unsigned f : open) {
@@ -84,7 +87,7 @@ std::vector<double> LinkGraph::share(const std::vector<Flow> &flows) const {
       }
       std::vector<unsigned> still;
       for (unsigned f : open) {
-        bool saturated = false;
+        bool saturated = rate[f] >= flows[f].demand * (1 - 1e-12);
         for (unsigned link : flows[f].links)
           saturated |= left[link] <= 1e-9 * capacity[link];
         if (!saturated)
@@ -105,31 +108,37 @@ std::vector<Flow> sched::ringFlows(const NetJob &job, unsigned owner) {
   return flows;
 }
 
-std::vector<double> sched::slowdownsFrom(const LinkGraph &graph,
-                                         llvm::ArrayRef<NetJob> jobs,
-                                         const std::vector<Flow> &flows,
-                                         const std::vector<double> &rates) {
-  std::vector<double> contended(jobs.size(), 0), alone(jobs.size(), 0);
-  for (unsigned f = 0; f < flows.size(); ++f) {
-    const Flow &flow = flows[f];
-    double bytes = jobs[flow.job].profile.bytesPerGpu;
+std::vector<double> sched::setDemands(const LinkGraph &graph,
+                                      llvm::ArrayRef<NetJob> jobs,
+                                      std::vector<Flow> &flows) {
+  std::vector<double> alone(jobs.size(), 0);
+  for (const Flow &flow : flows) {
     double best = std::numeric_limits<double>::infinity();
     for (unsigned link : flow.links)
       best = std::min(best, graph.capacity[link]);
-    alone[flow.job] = std::max(alone[flow.job], bytes / best);
-    contended[flow.job] =
-        std::max(contended[flow.job],
-                 rates[f] > 0 ? bytes / rates[f]
-                              : std::numeric_limits<double>::infinity());
+    alone[flow.job] =
+        std::max(alone[flow.job], jobs[flow.job].profile.bytesPerGpu / best);
   }
+  for (Flow &flow : flows) {
+    const NetJob &job = jobs[flow.job];
+    double iteration = job.profile.computeS + alone[flow.job];
+    flow.demand = iteration > 0 ? job.profile.bytesPerGpu / iteration : 0;
+  }
+  return alone;
+}
+
+std::vector<double> sched::slowdownsFrom(const LinkGraph &,
+                                         llvm::ArrayRef<NetJob> jobs,
+                                         const std::vector<Flow> &flows,
+                                         const std::vector<double> &rates) {
   std::vector<double> slowdown(jobs.size(), 1.0);
-  for (unsigned j = 0; j < jobs.size(); ++j) {
-    double compute = jobs[j].profile.computeS;
-    double base = compute + alone[j];
-    if (base > 0 && std::isfinite(contended[j]))
-      slowdown[j] = std::max(1.0, (compute + contended[j]) / base);
-    else if (!std::isfinite(contended[j]))
-      slowdown[j] = 1e6;
+  for (unsigned f = 0; f < flows.size(); ++f) {
+    const Flow &flow = flows[f];
+    if (flow.demand <= 0)
+      continue;
+    // A starved flow stalls its job; cap the factor to keep time finite.
+    double factor = rates[f] > 0 ? flow.demand / rates[f] : 1e6;
+    slowdown[flow.job] = std::max(slowdown[flow.job], std::min(factor, 1e6));
   }
   return slowdown;
 }
@@ -157,6 +166,7 @@ public:
         flow.links = graph.path(flow.src, flow.dst, spine);
         flows.push_back(std::move(flow));
       }
+    setDemands(graph, jobs, flows);
     return slowdownsFrom(graph, jobs, flows, graph.share(flows));
   }
 

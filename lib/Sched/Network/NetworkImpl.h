@@ -16,6 +16,9 @@ struct Flow {
   std::vector<unsigned> links;
   /// Priority level; 0 is served first.
   unsigned level;
+  /// Average rate the flow uses when uncontended, bytes/s (set by
+  /// setDemands).
+  double demand = 0;
 };
 
 /// NIC and leaf/spine links with capacities in bytes/s.
@@ -25,7 +28,7 @@ struct LinkGraph {
   std::vector<unsigned> path(unsigned src, unsigned dst, unsigned spine) const;
   bool crossesSpine(unsigned src, unsigned dst) const;
   /// Rates (bytes/s) of `flows` under strict priority between levels and
-  /// max-min sharing inside a level.
+  /// max-min sharing inside a level, no flow above its demand.
   std::vector<double> share(const std::vector<Flow> &flows) const;
 
   const SchedCluster &cluster;
@@ -36,8 +39,15 @@ struct LinkGraph {
 /// The ring flows of `job` (owner = its index); links not yet chosen.
 std::vector<Flow> ringFlows(const NetJob &job, unsigned owner);
 
-/// Iteration-time multipliers: (compute + contended communication) /
-/// (compute + communication alone).
+/// Communication alone per iteration (seconds) of each job, and each flow's
+/// demand: bytes / (compute + communication alone), i.e. the average rate
+/// of a job whose iterations alternate compute and communication.
+std::vector<double> setDemands(const LinkGraph &graph,
+                               llvm::ArrayRef<NetJob> jobs,
+                               std::vector<Flow> &flows);
+
+/// Iteration-time multipliers: a job whose flows get rate x below their
+/// demand d runs d / x times slower (the network is its bottleneck).
 std::vector<double> slowdownsFrom(const LinkGraph &graph,
                                   llvm::ArrayRef<NetJob> jobs,
                                   const std::vector<Flow> &flows,

@@ -23,30 +23,34 @@ TEST(Crux, CompressesPrioritiesByMaxCut) {
   EXPECT_EQ(compressPriorities(w, 1), (std::vector<unsigned>{0, 0, 0}));
 }
 
-// Two jobs spread over the same two nodes share both NICs. Job 0 computes
-// 1 s per iteration and sends 1.25 GB (1 s alone at 10 Gbit/s); job 1
-// computes 9 s and sends the same (intensity 4x9 vs 4x1 GPU-s per comm-s).
-// Fair sharing halves both flows: comm 2 s -> job 0: (1+2)/(1+1) = 1.5,
-// job 1: (9+2)/(9+1) = 1.1. Crux serves the more intense job 1 first:
-// job 1 runs unslowed (1.0); job 0 gets nothing while job 1's flows stay
-// active in this fluid model.
+// Two jobs spread over the same two nodes share both NICs (10 Gbit/s =
+// 1.25e9 B/s). Each sends 1.25e9 B per iteration (1 s alone). Job 0
+// computes 0.25 s: demand 1.25e9 / 1.25 = 1e9 B/s, intensity 4 x 0.25 / 1
+// = 1. Job 1 computes 0.5 s: demand 0.833e9 B/s, intensity 2.
+// Fair: 0.625e9 each -> slowdowns 1e9 / 0.625e9 = 1.6 and 0.833 / 0.625 =
+// 1.333. Crux serves job 1 first: it gets its demand (1.0), job 0 the rest,
+// 0.4167e9 -> 2.4.
 TEST(Crux, PrioritisesGpuIntenseJobs) {
   auto cluster = parseInlineCluster("gpus:v100=8,per-node=4,nic=10");
   ASSERT_TRUE(bool(cluster));
-  NetJob light{0, {{0, 2}, {1, 2}}, {1.0, 1.25e9}};
-  NetJob heavy{1, {{0, 2}, {1, 2}}, {9.0, 1.25e9}};
+  NetJob light{0, {{0, 2}, {1, 2}}, {0.25, 1.25e9}};
+  NetJob heavy{1, {{0, 2}, {1, 2}}, {0.5, 1.25e9}};
   auto fair = createNetworkModel("fair", *cluster);
   ASSERT_TRUE(bool(fair));
   std::vector<double> f = (*fair)->slowdowns({light, heavy});
-  EXPECT_NEAR(f[0], 1.5, 1e-9);
-  EXPECT_NEAR(f[1], 1.1, 1e-9);
+  EXPECT_NEAR(f[0], 1.6, 1e-9);
+  EXPECT_NEAR(f[1], (1.25 / 1.5) / 0.625, 1e-9);
   auto crux = createNetworkModel("crux", *cluster, 2);
   ASSERT_TRUE(bool(crux));
   std::vector<double> c = (*crux)->slowdowns({light, heavy});
   EXPECT_NEAR(c[1], 1.0, 1e-9);
-  EXPECT_GT(c[0], f[0]);
-  // A job alone is never slowed.
+  EXPECT_NEAR(c[0], 1.0 / (1.25 - 1.25 / 1.5), 1e-9);
+  // A job alone is never slowed; light traffic is not slowed either.
   std::vector<double> alone = (*crux)->slowdowns({light});
   EXPECT_NEAR(alone[0], 1.0, 1e-9);
+  NetJob quiet{2, {{0, 2}, {1, 2}}, {9.0, 1.25e9}};
+  std::vector<double> q = (*fair)->slowdowns({quiet, heavy});
+  EXPECT_NEAR(q[0], 1.0, 1e-9);
+  EXPECT_NEAR(q[1], 1.0, 1e-9);
   EXPECT_FALSE(bool(createNetworkModel("magic", *cluster)));
 }
