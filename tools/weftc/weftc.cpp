@@ -6,8 +6,11 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "weft/Analysis/GraphCostModel.h"
 #include "weft/Analysis/ModelSummary.h"
 #include "weft/Cluster/ClusterSpec.h"
+#include "weft/Cost/LowerBound.h"
+#include "weft/Cost/ProfileDB.h"
 #include "weft/Import/ImportFlags.h"
 #include "weft/Import/OnnxImport.h"
 #include "weft/Support/Error.h"
@@ -40,22 +43,37 @@ struct Options {
                              cl::desc("Compute dtype: fp32 (default), bf16 "
                                       "or fp16 (mixed precision)"),
                              cl::init("fp32"), cl::cat(category)};
+  cl::opt<std::string> profile{
+      "profile",
+      cl::desc("Profile DB written by weft-profile: measured kernel times "
+               "replace the roofline where they exist"),
+      cl::value_desc("db.json"), cl::cat(category)};
   cl::opt<bool> json{"json",
                      cl::desc("Print the summary as JSON on stdout"),
                      cl::cat(category)};
   ImportFlags import{category};
 };
 
-/// The lower bound of any plan: training FLOPs / Σ device peak FLOP/s.
-double lowerBoundSeconds(const ModelSummary &s, const ClusterSpec &spec,
-                         DType dtype) {
-  double peak = spec.totalPeakFlops(dtype);
-  return peak > 0 ? s.trainingFlops() / peak : 0;
+/// What weftc knows about a model on a cluster.
+struct ClusterView {
+  const ClusterSpec &spec;
+  DType dtype;
+  /// One single-device compute estimate per device type of the cluster.
+  std::vector<std::pair<std::string, ComputeEstimate>> perType;
+};
+
+ClusterView viewOnCluster(mlir::ModuleOp module, const ClusterSpec &spec,
+                          DType dtype, const ProfileDB *db) {
+  ClusterView view{spec, dtype, {}};
+  for (const DeviceType &type : spec.deviceTypes)
+    view.perType.emplace_back(type.name,
+                              estimateStepCompute(module, type, dtype, db));
+  return view;
 }
 
 void printText(const Options &opts, const ImportReport &report,
                const ImportOptions &io, const ModelSummary &s,
-               const ClusterSpec *spec, DType dtype) {
+               const ClusterView *view) {
   llvm::raw_ostream &os = llvm::outs();
   os << llvm::formatv("model:               {0} (opset {1}{2}{3})\n",
                       llvm::sys::path::filename(opts.model),
@@ -69,20 +87,27 @@ void printText(const Options &opts, const ImportReport &report,
   printModelSummary(s, os);
   for (const auto &group : report.sharedParameters)
     os << "shared parameter:    " << llvm::join(group, " = ") << "\n";
-  if (!spec)
+  if (!view)
     return;
-  os << llvm::formatv("cluster:             {0} ({1} devices)\n", spec->name,
-                      spec->numDevices());
-  double peak = spec->totalPeakFlops(dtype);
+  const ClusterSpec &spec = view->spec;
+  os << llvm::formatv("cluster:             {0} ({1} devices)\n", spec.name,
+                      spec.numDevices());
+  double peak = spec.totalPeakFlops(view->dtype);
   os << llvm::formatv("lower bound:         {0} per step (training FLOPs / "
                       "{1} {2} peak)\n",
-                      formatSeconds(lowerBoundSeconds(s, *spec, dtype)),
+                      formatSeconds(lowerBoundSeconds(s.trainingFlops(), spec,
+                                                      view->dtype)),
                       formatSI(peak, "FLOP/s"), opts.dtype.getValue());
+  for (const auto &[type, estimate] : view->perType)
+    os << llvm::formatv("step on one {0,-8} {1} compute (estimate; {2} of {3} "
+                        "op times measured)\n",
+                        type + ":", formatSeconds(estimate.seconds),
+                        estimate.measuredOps, estimate.timedOps);
 }
 
 llvm::json::Value toJSONReport(const Options &opts, const ImportReport &report,
                                const ImportOptions &io, const ModelSummary &s,
-                               const ClusterSpec *spec, DType dtype) {
+                               const ClusterView *view) {
   llvm::json::Object root{{"model", opts.model.getValue()},
                           {"opset", report.opsetVersion},
                           {"global_batch", *io.batch},
@@ -92,12 +117,22 @@ llvm::json::Value toJSONReport(const Options &opts, const ImportReport &report,
   for (const auto &group : report.sharedParameters)
     shared.push_back(llvm::json::Array(group));
   root["shared_parameters"] = std::move(shared);
-  if (spec) {
-    root["cluster"] = spec->name;
-    root["devices"] = spec->numDevices();
+  if (view) {
+    const ClusterSpec &spec = view->spec;
+    root["cluster"] = spec.name;
+    root["devices"] = spec.numDevices();
     root["dtype"] = opts.dtype.getValue();
-    root["peak_flops_per_s"] = spec->totalPeakFlops(dtype);
-    root["lower_bound_s"] = lowerBoundSeconds(s, *spec, dtype);
+    root["peak_flops_per_s"] = spec.totalPeakFlops(view->dtype);
+    root["lower_bound_s"] =
+        lowerBoundSeconds(s.trainingFlops(), spec, view->dtype);
+    llvm::json::Object perType;
+    for (const auto &[type, estimate] : view->perType)
+      perType[type] = llvm::json::Object{
+          {"compute_s", estimate.seconds},
+          {"estimate", true},
+          {"timed_ops", estimate.timedOps},
+          {"measured_ops", estimate.measuredOps}};
+    root["single_device_step"] = std::move(perType);
   }
   return root;
 }
@@ -133,6 +168,14 @@ int run(Options &opts) {
     return ExitSuccess;
   }
 
+  std::optional<ProfileDB> db;
+  if (!opts.profile.empty()) {
+    auto loaded = loadProfileDB(opts.profile);
+    if (!loaded)
+      return reportError("weftc", loaded.takeError());
+    db = std::move(*loaded);
+  }
+
   auto io = opts.import.resolve(spec ? spec->numDevices() : 1);
   if (!io)
     return reportError("weftc", io.takeError());
@@ -142,13 +185,15 @@ int run(Options &opts) {
   if (!module)
     return reportError("weftc", module.takeError());
   ModelSummary summary = summarizeModel(**module);
-  const ClusterSpec *specPtr = spec ? &*spec : nullptr;
-  llvm::json::Value json =
-      toJSONReport(opts, report, *io, summary, specPtr, *dtype);
+  std::optional<ClusterView> view;
+  if (spec)
+    view.emplace(viewOnCluster(**module, *spec, *dtype, db ? &*db : nullptr));
+  const ClusterView *viewPtr = view ? &*view : nullptr;
+  llvm::json::Value json = toJSONReport(opts, report, *io, summary, viewPtr);
   if (opts.json)
     llvm::outs() << llvm::formatv("{0:2}", json) << "\n";
   else
-    printText(opts, report, *io, summary, specPtr, *dtype);
+    printText(opts, report, *io, summary, viewPtr);
 
   if (opts.outDir.empty())
     return ExitSuccess;
