@@ -210,7 +210,6 @@ llvm::Error Simulation::placePlan(const std::vector<Assignment> &plan) {
   NodePool pool(cluster, state.nodeFailed);
   std::vector<char> planned(jobs.size(), 0);
   std::vector<const Assignment *> fresh;
-  std::vector<std::vector<Part>> oldParts(activeIds.size());
   std::vector<bool> kept(jobs.size(), false);
   // Validate, then keep unchanged assignments where they ran.
   for (const Assignment &a : plan) {
@@ -275,7 +274,6 @@ llvm::Error Simulation::placePlan(const std::vector<Assignment> &plan) {
     if (everRan[a->job])
       ++result.jobs[a->job].restarts;
   }
-  (void)oldParts;
   return llvm::Error::success();
 }
 

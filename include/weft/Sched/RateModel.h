@@ -39,6 +39,9 @@ public:
   std::optional<IterationProfile> profile(unsigned job, unsigned type,
                                           unsigned count) const;
   unsigned numTypes() const { return cluster.types.size(); }
+  /// Jobs of one class (type, scale, allowed GPU types) have identical
+  /// rates everywhere.
+  unsigned classId(unsigned job) const { return classOf[job]; }
   const SchedCluster &getCluster() const { return cluster; }
 
 private:

@@ -4,7 +4,8 @@
 // by its rate on its fastest type so that jobs of different models add up:
 //
 //   maximise Σ_j Σ_t x_jt r_jt / r_j*
-//   s.t. Σ_t x_jt <= 1 (each j);  Σ_j s_j x_jt <= C_t (each t);  x >= 0.
+//   s.t. Σ_t x_jt <= 1 (each j);  Σ_j s_j x_jt <= C_t (each t);  x >= 0,
+// over groups of identical jobs (groupIdenticalJobs).
 //
 //===----------------------------------------------------------------------===//
 
@@ -26,11 +27,13 @@ protected:
     auto start = std::chrono::steady_clock::now();
     unsigned numTypes = in.capacity.size();
     LinearProgram lp;
-    std::vector<std::vector<int>> column(in.active.size(),
+    JobGroups groups = groupIdenticalJobs(in);
+    unsigned numGroups = groups.representative.size();
+    std::vector<std::vector<int>> column(numGroups,
                                          std::vector<int>(numTypes, -1));
     std::vector<std::vector<std::pair<unsigned, double>>> typeRows(numTypes);
-    for (unsigned i = 0; i < in.active.size(); ++i) {
-      unsigned id = in.active[i].id;
+    for (unsigned g = 0; g < numGroups; ++g) {
+      unsigned id = in.active[groups.representative[g]].id;
       const Job &job = in.jobs[id];
       double best = in.rates->bestRate(id);
       if (best <= 0)
@@ -42,10 +45,11 @@ protected:
                        : 0;
         if (r <= 0)
           continue;
-        unsigned x = lp.addVariable(0, 1, job.weight * r / best);
-        column[i][t] = x;
+        unsigned x =
+            lp.addVariable(0, 1, groups.size[g] * job.weight * r / best);
+        column[g][t] = x;
         once.push_back({x, 1});
-        typeRows[t].push_back({x, double(job.scale)});
+        typeRows[t].push_back({x, double(job.scale) * groups.size[g]});
       }
       if (!once.empty())
         lp.addRow(once, -LinearProgram::kInf, 1);
@@ -61,8 +65,8 @@ protected:
         return values.takeError();
       for (unsigned i = 0; i < in.active.size(); ++i)
         for (unsigned t = 0; t < numTypes; ++t)
-          if (column[i][t] >= 0)
-            fractions[i][t] = (*values)[column[i][t]];
+          if (int c = column[groups.groupOf[i]][t]; c >= 0)
+            fractions[i][t] = (*values)[c];
     }
     seconds +=
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start)

@@ -7,7 +7,8 @@
 //         0 <= x_jt <= 1
 // r_jt: job j's rate on type t at its scale s_j; e_j: its equal-share rate
 // (equalShareRate); w_j its weight; C_t healthy GPUs of type t. With
-// `agnostic`, r_jt = 1 wherever j can run on t.
+// `agnostic`, r_jt = 1 wherever j can run on t. Identical jobs share
+// variables (groupIdenticalJobs): the capacity rows count them n_g times.
 //
 //===----------------------------------------------------------------------===//
 
@@ -25,11 +26,13 @@ sched::solveMaxMinFractions(const PolicyInput &in, bool agnostic,
   unsigned numTypes = in.capacity.size();
   LinearProgram lp;
   unsigned z = lp.addVariable(0, LinearProgram::kInf, 1);
-  std::vector<std::vector<int>> column(in.active.size(),
+  JobGroups groups = groupIdenticalJobs(in);
+  unsigned numGroups = groups.representative.size();
+  std::vector<std::vector<int>> column(numGroups,
                                        std::vector<int>(numTypes, -1));
   std::vector<std::vector<std::pair<unsigned, double>>> typeRows(numTypes);
-  for (unsigned i = 0; i < in.active.size(); ++i) {
-    unsigned id = in.active[i].id;
+  for (unsigned g = 0; g < numGroups; ++g) {
+    unsigned id = in.active[groups.representative[g]].id;
     const Job &job = in.jobs[id];
     std::vector<double> rate(numTypes, 0);
     double norm = 0, total = 0;
@@ -51,10 +54,10 @@ sched::solveMaxMinFractions(const PolicyInput &in, bool agnostic,
       if (rate[t] <= 0)
         continue;
       unsigned x = lp.addVariable(0, 1, 0);
-      column[i][t] = x;
+      column[g][t] = x;
       fair.push_back({x, rate[t] / (job.weight * norm)});
       once.push_back({x, 1});
-      typeRows[t].push_back({x, double(job.scale)});
+      typeRows[t].push_back({x, double(job.scale) * groups.size[g]});
     }
     fair.push_back({z, -1});
     lp.addRow(fair, 0, LinearProgram::kInf);
@@ -71,8 +74,8 @@ sched::solveMaxMinFractions(const PolicyInput &in, bool agnostic,
       return values.takeError();
     for (unsigned i = 0; i < in.active.size(); ++i)
       for (unsigned t = 0; t < numTypes; ++t)
-        if (column[i][t] >= 0)
-          fractions[i][t] = (*values)[column[i][t]];
+        if (int c = column[groups.groupOf[i]][t]; c >= 0)
+          fractions[i][t] = (*values)[c];
   }
   seconds +=
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start)

@@ -3,6 +3,7 @@
 #include "PolicyUtil.h"
 #include "llvm/ADT/STLExtras.h"
 #include <algorithm>
+#include <map>
 #include <numeric>
 
 using namespace weft;
@@ -74,6 +75,23 @@ sched::roundTimeFractions(const PolicyInput &in,
     plan.push_back({id, {{c.type, scale}}});
   }
   return plan;
+}
+
+JobGroups sched::groupIdenticalJobs(const PolicyInput &in) {
+  JobGroups groups;
+  std::map<std::pair<unsigned, double>, unsigned> index;
+  for (const ActiveJob &job : in.active) {
+    auto key =
+        std::make_pair(in.rates->classId(job.id), in.jobs[job.id].weight);
+    auto [it, inserted] = index.insert({key, groups.representative.size()});
+    if (inserted) {
+      groups.representative.push_back(groups.groupOf.size());
+      groups.size.push_back(0);
+    }
+    groups.groupOf.push_back(it->second);
+    ++groups.size[it->second];
+  }
+  return groups;
 }
 
 std::vector<Assignment>

@@ -33,6 +33,18 @@ roundTimeFractions(const PolicyInput &in,
 std::vector<Assignment> keepActive(const PolicyInput &in,
                                    const std::vector<Assignment> &previous);
 
+/// Active jobs grouped by (rate class, weight): identical jobs. By symmetry
+/// and convexity Gavel's LPs have an optimum giving identical jobs identical
+/// fractions, so they are solved over groups (with multiplicities), which
+/// keeps the LP at (#job classes x #GPU types) however many jobs wait.
+struct JobGroups {
+  /// Group of each active index.
+  std::vector<unsigned> groupOf;
+  /// One representative active index per group, and the group's size.
+  std::vector<unsigned> representative, size;
+};
+JobGroups groupIdenticalJobs(const PolicyInput &in);
+
 /// Builds the max-min fairness LP over time fractions (Gavel, OSDI'20 §4.1)
 /// and solves it. With `agnostic`, every feasible type counts as equally
 /// fast (Gavel's heterogeneity-agnostic baseline). Adds solve time to
