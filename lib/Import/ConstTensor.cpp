@@ -31,10 +31,15 @@ bool ConstTensor::isInteger() const {
 }
 
 std::vector<int64_t> ConstTensor::asInts() const {
+  // Exporters write INT64_MAX/MIN as "to the end" in slice bounds; as a
+  // double they round to ±2^63, which int64_t cannot hold: saturate.
+  constexpr double limit = 9.2e18;
   std::vector<int64_t> ints;
   ints.reserve(values.size());
   for (double v : values)
-    ints.push_back(int64_t(v));
+    ints.push_back(v >= limit    ? INT64_MAX
+                   : v <= -limit ? INT64_MIN
+                                 : int64_t(v));
   return ints;
 }
 
@@ -471,6 +476,11 @@ import::foldNode(const onnx::NodeProto &node,
         !(op == "Squeeze" || op == "Unsqueeze"))
       return badInput("cannot fold {0} '{1}': input {2} is not constant", op,
                       node.name(), i);
+  for (const ConstTensor *t : ins)
+    if (t && int64_t(t->values.size()) != t->numElements())
+      return badInput("cannot fold {0} '{1}': a constant input has {2} values "
+                      "for {3} elements",
+                      op, node.name(), t->values.size(), t->numElements());
   const ConstTensor &a = *ins[0];
   int32_t type = a.elementType;
   if (op == "Identity")

@@ -10,6 +10,7 @@
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/Verifier.h"
 #include "llvm/ADT/STLExtras.h"
+#include <cmath>
 #include <numeric>
 
 using namespace weft;
@@ -184,6 +185,18 @@ static mlir::ElementsAttr weightsOf(mlir::RankedTensorType type,
   return c ? toAttr(type, *c) : mlir::ElementsAttr();
 }
 
+/// Whether a float initializer is an additive attention mask (square in its
+/// last two dims, holding -inf): a buffer, not a parameter (DESIGN.md §1).
+static bool isAttentionMask(const onnx::TensorProto &t) {
+  int rank = t.dims_size();
+  if (t.data_type() != onnx::TensorProto::FLOAT || rank < 2 ||
+      t.dims(rank - 1) != t.dims(rank - 2))
+    return false;
+  auto c = readTensor(t);
+  return c && llvm::any_of(c->values,
+                           [](double v) { return std::isinf(v) && v < 0; });
+}
+
 llvm::Expected<mlir::Value>
 GraphImporter::materializeLeaf(llvm::StringRef name) {
   auto type = typeOf(name);
@@ -203,10 +216,11 @@ GraphImporter::materializeLeaf(llvm::StringRef name) {
     type = mlir::RankedTensorType::get(dims, element);
   }
   bool isFloat = type->getElementType().isa<mlir::FloatType>();
-  bool buffer = !isFloat || runningStats.contains(name) ||
-                options.frozen.count(name.str());
-  mlir::ElementsAttr value;
   auto init = initializers.find(name);
+  bool buffer = !isFloat || runningStats.contains(name) ||
+                options.frozen.count(name.str()) ||
+                (init != initializers.end() && isAttentionMask(*init->second));
+  mlir::ElementsAttr value;
   if (options.withWeights && init != initializers.end())
     value = weightsOf(*type, *init->second);
   mlir::Location loc = nameLoc(name);

@@ -61,6 +61,26 @@ private:
   const onnx::NodeProto &node;
 };
 
+/// The common shape of a handler: create `OpTy` with the inferred type of
+/// output 0, input 0, and `args` (attributes); bind output 0 to it. With
+/// `SkipIfSameType`, an op that would not change the type is elided.
+template <typename OpTy, bool SkipIfSameType = false, typename... Args>
+llvm::Error emitFromInput(NodeContext &ctx, Args &&...args) {
+  auto in = ctx.input(0);
+  if (!in)
+    return in.takeError();
+  auto type = ctx.resultType(0);
+  if (!type)
+    return type.takeError();
+  if (SkipIfSameType && in->getType() == *type) {
+    ctx.setResult(0, *in);
+    return llvm::Error::success();
+  }
+  ctx.setResult(0, ctx.builder().create<OpTy>(ctx.loc(), *type, *in,
+                                              std::forward<Args>(args)...));
+  return llvm::Error::success();
+}
+
 using Handler = llvm::Error (*)(NodeContext &);
 using HandlerTable = llvm::StringMap<Handler>;
 

@@ -9,14 +9,7 @@ namespace g = weft::graph;
 
 /// One operand in, one result out, result type from shape inference.
 template <typename OpTy> static llvm::Error unary(NodeContext &ctx) {
-  auto in = ctx.input(0);
-  if (!in)
-    return in.takeError();
-  auto type = ctx.resultType(0);
-  if (!type)
-    return type.takeError();
-  ctx.setResult(0, ctx.builder().create<OpTy>(ctx.loc(), *type, *in));
-  return llvm::Error::success();
+  return emitFromInput<OpTy>(ctx);
 }
 
 /// Folds variadic inputs left to right with a binary op (ONNX Min/Max take
@@ -100,18 +93,7 @@ static llvm::Error clip(NodeContext &ctx) {
 }
 
 static llvm::Error cast(NodeContext &ctx) {
-  auto in = ctx.input(0);
-  if (!in)
-    return in.takeError();
-  auto type = ctx.resultType(0);
-  if (!type)
-    return type.takeError();
-  if (in->getType() == *type) {
-    ctx.setResult(0, *in);
-    return llvm::Error::success();
-  }
-  ctx.setResult(0, ctx.builder().create<g::CastOp>(ctx.loc(), *type, *in));
-  return llvm::Error::success();
+  return emitFromInput<g::CastOp, /*SkipIfSameType=*/true>(ctx);
 }
 
 static llvm::Error matmul(NodeContext &ctx) {

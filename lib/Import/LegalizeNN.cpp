@@ -97,15 +97,7 @@ template <typename OpTy> static llvm::Error pool(NodeContext &ctx) {
 }
 
 static llvm::Error globalAvgPool(NodeContext &ctx) {
-  auto in = ctx.input(0);
-  if (!in)
-    return in.takeError();
-  auto type = ctx.resultType(0);
-  if (!type)
-    return type.takeError();
-  ctx.setResult(0, ctx.builder().create<g::GlobalAvgPoolOp>(ctx.loc(), *type,
-                                                            *in));
-  return llvm::Error::success();
+  return emitFromInput<g::GlobalAvgPoolOp>(ctx);
 }
 
 static llvm::Error batchNorm(NodeContext &ctx) {

@@ -15,18 +15,7 @@ namespace g = weft::graph;
 /// Any op that only changes the shape becomes a graph.reshape to the type
 /// shape inference gave its result.
 static llvm::Error toReshape(NodeContext &ctx) {
-  auto in = ctx.input(0);
-  if (!in)
-    return in.takeError();
-  auto type = ctx.resultType(0);
-  if (!type)
-    return type.takeError();
-  if (in->getType() == *type) {
-    ctx.setResult(0, *in);
-    return llvm::Error::success();
-  }
-  ctx.setResult(0, ctx.builder().create<g::ReshapeOp>(ctx.loc(), *type, *in));
-  return llvm::Error::success();
+  return emitFromInput<g::ReshapeOp, /*SkipIfSameType=*/true>(ctx);
 }
 
 static llvm::Error transpose(NodeContext &ctx) {
@@ -160,37 +149,42 @@ static llvm::Error gather(NodeContext &ctx) {
 }
 
 static llvm::Error flatten(NodeContext &ctx) {
-  auto in = ctx.input(0);
-  if (!in)
-    return in.takeError();
   int64_t axis = ctx.attrInt("axis", 1);
-  if (axis < 0)
+  if (axis < 0) {
+    auto in = ctx.input(0);
+    if (!in)
+      return in.takeError();
     axis += shapeOf(*in).size();
-  auto type = ctx.resultType(0);
-  if (!type)
-    return type.takeError();
-  ctx.setResult(0, ctx.builder().create<g::FlattenOp>(
-                       ctx.loc(), *type, *in,
-                       ctx.builder().getI64IntegerAttr(axis)));
-  return llvm::Error::success();
+  }
+  return emitFromInput<g::FlattenOp>(ctx,
+                                     ctx.builder().getI64IntegerAttr(axis));
 }
 
 static llvm::Error expand(NodeContext &ctx) {
+  return emitFromInput<g::ExpandOp, /*SkipIfSameType=*/true>(ctx);
+}
+
+/// Pad with all-zero pads (PyTorch emits them before some poolings) is the
+/// identity; real padding is folded into conv/pool `pads` by exporters.
+static llvm::Error pad(NodeContext &ctx) {
   auto in = ctx.input(0);
   if (!in)
     return in.takeError();
-  auto type = ctx.resultType(0);
-  if (!type)
-    return type.takeError();
-  if (in->getType() == *type) {
-    ctx.setResult(0, *in);
-    return llvm::Error::success();
+  std::vector<int64_t> pads = ctx.attrInts("pads");
+  if (ctx.hasInput(1)) {
+    auto c = ctx.constantInts(1, "pads");
+    if (!c)
+      return c.takeError();
+    pads = *c;
   }
-  ctx.setResult(0, ctx.builder().create<g::ExpandOp>(ctx.loc(), *type, *in));
+  if (llvm::any_of(pads, [](int64_t p) { return p != 0; }))
+    return ctx.unsupported("non-zero padding outside a convolution or pool");
+  ctx.setResult(0, *in);
   return llvm::Error::success();
 }
 
 void import::registerShapeHandlers(HandlerTable &t) {
+  t["Pad"] = pad;
   t["Reshape"] = toReshape;
   t["Unsqueeze"] = toReshape;
   t["Squeeze"] = toReshape;
