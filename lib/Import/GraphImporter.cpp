@@ -326,8 +326,31 @@ llvm::Error GraphImporter::importNode(const onnx::NodeProto &node) {
     return badInput("unsupported ONNX op '{0}' (node '{1}', opset {2}); see "
                     "docs/Import.md for the supported ops",
                     opType, node.name(), report.opsetVersion);
+  mlir::Operation *before = body->empty() ? nullptr : &body->back();
   NodeContext ctx(*this, node);
-  return handler->second(ctx);
+  if (auto err = handler->second(ctx))
+    return err;
+  return verifyNewOps(node, before);
+}
+
+llvm::Error GraphImporter::verifyNewOps(const onnx::NodeProto &node,
+                                        mlir::Operation *before) {
+  // ONNX's checker and (non-strict) inference accept some inconsistent
+  // models, e.g. pads that make an output extent negative; the graph
+  // verifiers do not. Check each node's ops at once to name the node.
+  auto it = before ? std::next(before->getIterator()) : body->begin();
+  for (mlir::Operation &op : llvm::make_range(it, body->end())) {
+    std::string diagnostic;
+    mlir::ScopedDiagnosticHandler handler(&context, [&](mlir::Diagnostic &d) {
+      if (diagnostic.empty())
+        diagnostic = d.str();
+      return mlir::success();
+    });
+    if (failed(mlir::verify(&op, /*verifyRecursively=*/false)))
+      return badInput("ONNX {0} node '{1}' is inconsistent: {2}",
+                      node.op_type(), node.name(), diagnostic);
+  }
+  return llvm::Error::success();
 }
 
 llvm::Expected<mlir::Value> GraphImporter::findLoss() {

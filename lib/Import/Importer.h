@@ -111,6 +111,8 @@ private:
   llvm::Error collectTypes();
   llvm::Error createFunction();
   llvm::Error importNode(const onnx::NodeProto &node);
+  llvm::Error verifyNewOps(const onnx::NodeProto &node,
+                           mlir::Operation *before);
   llvm::Error foldNode(const onnx::NodeProto &node);
   bool canFold(const onnx::NodeProto &node) const;
   llvm::Expected<mlir::Value> valueOf(llvm::StringRef name);
