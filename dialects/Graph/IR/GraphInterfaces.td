@@ -32,12 +32,16 @@ def CostOpInterface : OpInterface<"CostOpInterface"> {
 def ShardingRuleOpInterface : OpInterface<"ShardingRuleOpInterface"> {
   let cppNamespace = "::weft::graph";
   let description = [{
-    Enumerates the ways an op can be computed on distributed operands
-    (DESIGN.md §3.3): each variant gives the preconditions on its operands'
-    distributions, the distribution of its results, the combiner of any
-    partial result, and whether its local recipe needs the shard's global
-    offset. The `spmd` issue implements it for every op; the synthesizer reads
-    only this interface.
+    Enumerates the ways an op can be computed on distributed operands along
+    one mesh axis (DESIGN.md §3.3): each variant names its local recipe and
+    gives the layout each operand must have (`Identity`, `Gather(dim)` or
+    `Reduce(combiner)`), the layout of each result, whether the recipe needs
+    the shard's global offset, which operands enter a partial result once
+    (a bias), the all-reduces of statistics inside the recipe, and for split
+    dims the multiple their shard sizes must respect (reshape alignment).
+    Every graph op implements it; docs/ShardingRules.md is the full table.
+    The evaluator, the reference interpreter and the synthesizer read only
+    this interface.
   }];
   let methods = [
     InterfaceMethod<

@@ -2,6 +2,8 @@
 //
 // Every op implements CostOpInterface; its `getCost` body is given by the
 // `cost` template argument and composed from the helpers of GraphCost.h.
+// Every op implements ShardingRuleOpInterface in GraphShardingRules*.cpp
+// (the table of docs/ShardingRules.md).
 //
 //===----------------------------------------------------------------------===//
 
@@ -17,7 +19,8 @@ include "mlir/Interfaces/InferTypeOpInterface.td"
 class Graph_Op<string mnemonic, list<Trait> traits = [],
                string cost = "return ::weft::graph::freeCost();">
     : Op<Graph_Dialect, mnemonic,
-         !listconcat(traits, [DeclareOpInterfaceMethods<CostOpInterface>])> {
+         !listconcat(traits, [DeclareOpInterfaceMethods<CostOpInterface>,
+                              DeclareOpInterfaceMethods<ShardingRuleOpInterface>])> {
   let extraClassDefinition =
       "::weft::graph::OpCost $cppClass::getCost("
       "const ::weft::graph::ShardShapes &shapes) {\n" # cost # "\n}\n";
