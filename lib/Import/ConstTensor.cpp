@@ -114,8 +114,7 @@ bool import::isFoldable(llvm::StringRef opType) {
       .Cases("Add", "Sub", "Mul", "Div", "Equal", "Less", "Greater", "Where",
              true)
       .Cases("Not", "Sqrt", "Neg", "Pow", "Min", "Max", true)
-      .Cases("Range", "ConstantOfShape", "Expand", "Reshape", "Identity",
-             true)
+      .Cases("Range", "ConstantOfShape", "Expand", "Reshape", "Identity", true)
       .Default(false);
 }
 
@@ -232,7 +231,8 @@ static llvm::Expected<ConstTensor> foldConstant(const onnx::NodeProto &node) {
     }
     if (a.name() == "value_ints" || a.name() == "value_floats") {
       bool ints = a.name() == "value_ints";
-      c.elementType = ints ? onnx::TensorProto::INT64 : onnx::TensorProto::FLOAT;
+      c.elementType =
+          ints ? onnx::TensorProto::INT64 : onnx::TensorProto::FLOAT;
       if (ints)
         c.values.assign(a.ints().begin(), a.ints().end());
       else
@@ -314,8 +314,8 @@ foldSqueezeLike(const onnx::NodeProto &node, const ConstTensor &data,
   int64_t rank = dims.size();
   std::vector<int64_t> out;
   for (int64_t d = 0; d < rank; ++d) {
-    bool listed = llvm::any_of(
-        axes, [&](int64_t a) { return normAxis(a, rank) == d; });
+    bool listed =
+        llvm::any_of(axes, [&](int64_t a) { return normAxis(a, rank) == d; });
     if ((axes.empty() && dims[d] == 1) || listed)
       continue;
     out.push_back(dims[d]);
@@ -386,8 +386,8 @@ foldSlice(const ConstTensor &data, llvm::ArrayRef<const ConstTensor *> ins) {
   for (int64_t f = 0; f < total; ++f) {
     int64_t src = 0;
     for (int64_t d = 0; d < rank; ++d)
-      src += (lo[d] + ((f / outStrides[d]) % count[d]) * step[d]) *
-             inStrides[d];
+      src +=
+          (lo[d] + ((f / outStrides[d]) % count[d]) * step[d]) * inStrides[d];
     out.values.push_back(data.values[src]);
   }
   return out;
@@ -439,8 +439,8 @@ static double castValue(double v, int32_t to) {
   }
 }
 
-static llvm::Expected<ConstTensor>
-foldReshape(const ConstTensor &data, const ConstTensor &shape) {
+static llvm::Expected<ConstTensor> foldReshape(const ConstTensor &data,
+                                               const ConstTensor &shape) {
   std::vector<int64_t> dims = shape.asInts();
   int64_t known = 1, inferred = -1;
   for (size_t i = 0; i < dims.size(); ++i) {
@@ -527,14 +527,16 @@ import::foldNode(const onnx::NodeProto &node,
       return integer ? std::trunc(v[0] / v[1]) : v[0] / v[1];
     }));
   if (op == "Pow")
-    return one(elementwise(ins, type,
-                           [](Args v) { return std::pow(v[0], v[1]); }));
+    return one(
+        elementwise(ins, type, [](Args v) { return std::pow(v[0], v[1]); }));
   if (op == "Min")
-    return one(elementwise(ins, type,
-                           [](Args v) { return *std::min_element(v.begin(), v.end()); }));
+    return one(elementwise(ins, type, [](Args v) {
+      return *std::min_element(v.begin(), v.end());
+    }));
   if (op == "Max")
-    return one(elementwise(ins, type,
-                           [](Args v) { return *std::max_element(v.begin(), v.end()); }));
+    return one(elementwise(ins, type, [](Args v) {
+      return *std::max_element(v.begin(), v.end());
+    }));
   if (op == "Sqrt")
     return one(elementwise(ins, type, [](Args v) { return std::sqrt(v[0]); }));
   if (op == "Neg")

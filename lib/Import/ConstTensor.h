@@ -1,4 +1,5 @@
-//===- ConstTensor.h - Small constant tensors for shape folding --*- C++ -*-===//
+//===- ConstTensor.h - Small constant tensors for shape folding --*- C++
+//-*-===//
 //
 // Training-mode exports compute reshape targets at run time (Shape → Gather →
 // Unsqueeze → Concat → Reshape). With static shapes these are constants; the

@@ -1,14 +1,14 @@
 //===- GraphImporter.cpp - Walks an ONNX graph into the graph dialect -----===//
 
+#include "Graph/IR/GraphDialect.h"
+#include "Graph/IR/GraphOps.h"
 #include "Importer.h"
 #include "OnnxModel.h"
 #include "ShapeFolding.h"
-#include "Graph/IR/GraphDialect.h"
-#include "Graph/IR/GraphOps.h"
-#include "weft/Support/Error.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/Verifier.h"
+#include "weft/Support/Error.h"
 #include "llvm/ADT/STLExtras.h"
 #include <cmath>
 #include <numeric>
@@ -47,8 +47,8 @@ llvm::ArrayRef<int64_t> import::shapeOf(mlir::Value v) {
 
 GraphImporter::GraphImporter(mlir::MLIRContext &context,
                              onnx::ModelProto &model,
-                             const ImportOptions &options,
-                             ImportReport &report, llvm::StringRef fileName)
+                             const ImportOptions &options, ImportReport &report,
+                             llvm::StringRef fileName)
     : context(context), model(model), options(options), report(report),
       fileName(fileName.str()), builder(&context) {}
 
@@ -163,8 +163,8 @@ mlir::Value GraphImporter::materializeConstant(llvm::StringRef name,
                                                const ConstTensor &c) {
   mlir::Type element = convertElementType(&context, c.elementType);
   auto type = mlir::RankedTensorType::get(c.dims, element);
-  auto op = builder.create<graph::ConstantOp>(nameLoc(name), type,
-                                              toAttr(type, c));
+  auto op =
+      builder.create<graph::ConstantOp>(nameLoc(name), type, toAttr(type, c));
   values[name] = op.getResult();
   return op.getResult();
 }
@@ -317,9 +317,8 @@ llvm::Error GraphImporter::importNode(const onnx::NodeProto &node) {
   }
   if (canFold(node))
     return foldNode(node);
-  std::string opType = node.domain() == "weft"
-                           ? "weft." + node.op_type()
-                           : node.op_type();
+  std::string opType =
+      node.domain() == "weft" ? "weft." + node.op_type() : node.op_type();
   const HandlerTable &table = legalizationTable();
   auto handler = table.find(opType);
   if (handler == table.end())
@@ -371,8 +370,7 @@ llvm::Expected<mlir::Value> GraphImporter::findLoss() {
     if (type->getRank() == 0)
       return *value;
     auto scalar = mlir::RankedTensorType::get({}, type->getElementType());
-    return builder
-        .create<graph::ReshapeOp>(nameLoc(out.name()), scalar, *value)
+    return builder.create<graph::ReshapeOp>(nameLoc(out.name()), scalar, *value)
         .getResult();
   }
   std::string names;
@@ -397,8 +395,7 @@ llvm::Expected<mlir::Value> GraphImporter::findLoss() {
   report.lossName = (mean ? "mean(" : "sum(") + outputs[0].name() + ")";
   mlir::Location loc = nameLoc(report.lossName);
   if (mean)
-    return builder
-        .create<graph::ReduceMeanOp>(loc, scalar, *value, axes, false)
+    return builder.create<graph::ReduceMeanOp>(loc, scalar, *value, axes, false)
         .getResult();
   return builder.create<graph::ReduceSumOp>(loc, scalar, *value, axes, false)
       .getResult();
@@ -409,8 +406,8 @@ void GraphImporter::hoistLeaves() {
   // valid and lists the model's parameters, buffers and constants first.
   mlir::Operation *insertBefore = nullptr;
   for (mlir::Operation &op : llvm::make_early_inc_range(*body)) {
-    bool leaf = llvm::isa<graph::ParameterOp, graph::BufferOp,
-                          graph::ConstantOp>(op);
+    bool leaf =
+        llvm::isa<graph::ParameterOp, graph::BufferOp, graph::ConstantOp>(op);
     if (!leaf) {
       if (!insertBefore)
         insertBefore = &op;
@@ -454,12 +451,12 @@ llvm::Expected<mlir::OwningOpRef<mlir::ModuleOp>> GraphImporter::run() {
 
   std::string diagnostics;
   {
-    mlir::ScopedDiagnosticHandler handler(
-        &context, [&](mlir::Diagnostic &diag) {
-          if (diagnostics.empty())
-            diagnostics = diag.str();
-          return mlir::success();
-        });
+    mlir::ScopedDiagnosticHandler handler(&context,
+                                          [&](mlir::Diagnostic &diag) {
+                                            if (diagnostics.empty())
+                                              diagnostics = diag.str();
+                                            return mlir::success();
+                                          });
     if (failed(mlir::verify(*module)))
       return makeError(ExitInternal,
                        "the imported program does not verify: {0}",

@@ -22,18 +22,15 @@ ImportFlags::ImportFlags(cl::OptionCategory &category)
                   cl::value_desc("name=DxDx..."), cl::cat(category)),
       frozen("frozen",
              cl::desc("Float tensors to treat as buffers (no gradient)"),
-             cl::value_desc("name,..."), cl::CommaSeparated,
-             cl::cat(category)),
+             cl::value_desc("name,..."), cl::CommaSeparated, cl::cat(category)),
       withWeights("with-weights",
                   cl::desc("Copy initializer data into the program"),
                   cl::cat(category)),
-      loss("loss",
-           cl::desc("Add a proxy loss when no output is a scalar loss"),
-           cl::values(clEnumValN(ProxyLoss::None, "none", "no proxy (default)"),
-                      clEnumValN(ProxyLoss::Sum, "sum",
-                                 "sum of the first output"),
-                      clEnumValN(ProxyLoss::Mean, "mean",
-                                 "mean of the first output")),
+      loss("loss", cl::desc("Add a proxy loss when no output is a scalar loss"),
+           cl::values(
+               clEnumValN(ProxyLoss::None, "none", "no proxy (default)"),
+               clEnumValN(ProxyLoss::Sum, "sum", "sum of the first output"),
+               clEnumValN(ProxyLoss::Mean, "mean", "mean of the first output")),
            cl::init(ProxyLoss::None), cl::cat(category)) {}
 
 static llvm::Expected<std::pair<std::string, std::vector<int64_t>>>

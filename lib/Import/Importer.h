@@ -1,4 +1,5 @@
-//===- Importer.h - Private state of the ONNX importer -----------*- C++ -*-===//
+//===- Importer.h - Private state of the ONNX importer -----------*- C++
+//-*-===//
 //
 // GraphImporter walks the ONNX graph in order; each node is either folded
 // into a constant (shape logic), aliased (Identity), or handed to the
@@ -11,10 +12,10 @@
 #define WEFT_LIB_IMPORT_IMPORTER_H
 
 #include "ConstTensor.h"
-#include "weft/Import/OnnxImport.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinTypes.h"
 #include "onnx/onnx_pb.h"
+#include "weft/Import/OnnxImport.h"
 #include "llvm/ADT/StringMap.h"
 #include "llvm/ADT/StringSet.h"
 

@@ -1,7 +1,7 @@
 //===- LegalizeMath.cpp - Elementwise ops and contractions ----------------===//
 
-#include "Importer.h"
 #include "Graph/IR/GraphOps.h"
+#include "Importer.h"
 
 using namespace weft;
 using namespace weft::import;
@@ -32,8 +32,7 @@ template <typename OpTy> static llvm::Error binary(NodeContext &ctx) {
   return llvm::Error::success();
 }
 
-template <const char *Predicate>
-static llvm::Error compare(NodeContext &ctx) {
+template <const char *Predicate> static llvm::Error compare(NodeContext &ctx) {
   auto lhs = ctx.input(0), rhs = ctx.input(1);
   if (!lhs)
     return lhs.takeError();
@@ -58,8 +57,8 @@ static llvm::Error where(NodeContext &ctx) {
   auto type = ctx.resultType(0);
   if (!type)
     return type.takeError();
-  ctx.setResult(0, ctx.builder().create<g::SelectOp>(ctx.loc(), *type, *c,
-                                                     *lhs, *rhs));
+  ctx.setResult(
+      0, ctx.builder().create<g::SelectOp>(ctx.loc(), *type, *c, *lhs, *rhs));
   return llvm::Error::success();
 }
 
@@ -107,8 +106,8 @@ static llvm::Error matmul(NodeContext &ctx) {
   auto type = ctx.resultType(0);
   if (!type)
     return type.takeError();
-  ctx.setResult(0, ctx.builder().create<g::MatMulOp>(ctx.loc(), *type, *lhs,
-                                                     *rhs));
+  ctx.setResult(
+      0, ctx.builder().create<g::MatMulOp>(ctx.loc(), *type, *lhs, *rhs));
   return llvm::Error::success();
 }
 
@@ -144,8 +143,7 @@ static llvm::Error gemm(NodeContext &ctx) {
     return type.takeError();
   mlir::Value lhs = ctx.attrInt("transA", 0) ? transpose2d(ctx, *a) : *a;
   mlir::Value rhs = ctx.attrInt("transB", 0) ? transpose2d(ctx, *b) : *b;
-  mlir::Value y =
-      ctx.builder().create<g::MatMulOp>(ctx.loc(), *type, lhs, rhs);
+  mlir::Value y = ctx.builder().create<g::MatMulOp>(ctx.loc(), *type, lhs, rhs);
   y = scaled(ctx, y, ctx.attrFloat("alpha", 1.0));
   if (ctx.hasInput(2)) {
     auto c = ctx.input(2);

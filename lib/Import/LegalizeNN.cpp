@@ -1,7 +1,7 @@
 //===- LegalizeNN.cpp - Convolution, pooling, normalisation, losses -------===//
 
-#include "Importer.h"
 #include "Graph/IR/GraphOps.h"
+#include "Importer.h"
 #include <cmath>
 
 using namespace weft;
@@ -59,12 +59,13 @@ static llvm::Error conv(NodeContext &ctx) {
     bias = *b;
   }
   mlir::OpBuilder &b = ctx.builder();
-  ctx.setResult(0, b.create<g::Conv2dOp>(
-                       ctx.loc(), *type, in[0], in[1], bias,
-                       b.getDenseI64ArrayAttr(orOnes(ctx.attrInts("strides"))),
-                       b.getDenseI64ArrayAttr(*pads),
-                       b.getDenseI64ArrayAttr(orOnes(ctx.attrInts("dilations"))),
-                       b.getI64IntegerAttr(ctx.attrInt("group", 1))));
+  ctx.setResult(0,
+                b.create<g::Conv2dOp>(
+                    ctx.loc(), *type, in[0], in[1], bias,
+                    b.getDenseI64ArrayAttr(orOnes(ctx.attrInts("strides"))),
+                    b.getDenseI64ArrayAttr(*pads),
+                    b.getDenseI64ArrayAttr(orOnes(ctx.attrInts("dilations"))),
+                    b.getI64IntegerAttr(ctx.attrInt("group", 1))));
   return llvm::Error::success();
 }
 
@@ -88,11 +89,11 @@ template <typename OpTy> static llvm::Error pool(NodeContext &ctx) {
   if (!type)
     return type.takeError();
   mlir::OpBuilder &b = ctx.builder();
-  ctx.setResult(0, b.create<OpTy>(
-                       ctx.loc(), *type, *in,
-                       b.getDenseI64ArrayAttr(ctx.attrInts("kernel_shape")),
-                       b.getDenseI64ArrayAttr(orOnes(ctx.attrInts("strides"))),
-                       b.getDenseI64ArrayAttr(*pads)));
+  ctx.setResult(
+      0, b.create<OpTy>(ctx.loc(), *type, *in,
+                        b.getDenseI64ArrayAttr(ctx.attrInts("kernel_shape")),
+                        b.getDenseI64ArrayAttr(orOnes(ctx.attrInts("strides"))),
+                        b.getDenseI64ArrayAttr(*pads)));
   return llvm::Error::success();
 }
 
@@ -134,9 +135,9 @@ template <typename OpTy> static llvm::Error softmaxLike(NodeContext &ctx) {
   // a per-axis softmax on the last dimension.
   if (ctx.opset() < 13 && axis != rank - 1)
     return ctx.unsupported("pre-opset-13 softmax over more than one dim");
-  ctx.setResult(0, ctx.builder().create<OpTy>(
-                       ctx.loc(), in->getType(), *in,
-                       ctx.builder().getI64IntegerAttr(axis)));
+  ctx.setResult(
+      0, ctx.builder().create<OpTy>(ctx.loc(), in->getType(), *in,
+                                    ctx.builder().getI64IntegerAttr(axis)));
   return llvm::Error::success();
 }
 

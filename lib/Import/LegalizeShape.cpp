@@ -5,8 +5,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "Importer.h"
 #include "Graph/IR/GraphOps.h"
+#include "Importer.h"
 
 using namespace weft;
 using namespace weft::import;
@@ -29,9 +29,9 @@ static llvm::Error transpose(NodeContext &ctx) {
   auto type = ctx.resultType(0);
   if (!type)
     return type.takeError();
-  ctx.setResult(0, ctx.builder().create<g::TransposeOp>(
-                       ctx.loc(), *type, *in,
-                       ctx.builder().getDenseI64ArrayAttr(perm)));
+  ctx.setResult(
+      0, ctx.builder().create<g::TransposeOp>(
+             ctx.loc(), *type, *in, ctx.builder().getDenseI64ArrayAttr(perm)));
   return llvm::Error::success();
 }
 
@@ -49,9 +49,9 @@ static llvm::Error concat(NodeContext &ctx) {
   int64_t axis = ctx.attrInt("axis", 0);
   if (axis < 0)
     axis += type->getRank();
-  ctx.setResult(0, ctx.builder().create<g::ConcatOp>(
-                       ctx.loc(), *type, ins,
-                       ctx.builder().getI64IntegerAttr(axis)));
+  ctx.setResult(
+      0, ctx.builder().create<g::ConcatOp>(
+             ctx.loc(), *type, ins, ctx.builder().getI64IntegerAttr(axis)));
   return llvm::Error::success();
 }
 

@@ -1,9 +1,9 @@
 //===- OnnxImport.cpp - Entry point of the ONNX importer ------------------===//
 
 #include "weft/Import/OnnxImport.h"
+#include "Graph/IR/GraphDialect.h"
 #include "Importer.h"
 #include "OnnxModel.h"
-#include "Graph/IR/GraphDialect.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 
 using namespace weft;

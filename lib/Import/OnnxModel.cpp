@@ -7,9 +7,9 @@
 
 #include "OnnxModel.h"
 #include "ShapeFolding.h"
-#include "weft/Support/Error.h"
 #include "onnx/checker.h"
 #include "onnx/defs/parser.h"
+#include "weft/Support/Error.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/MemoryBuffer.h"
@@ -76,9 +76,8 @@ llvm::StringSet<> import::listedParameters(const onnx::ModelProto &model) {
 }
 
 static std::string shapeText(llvm::ArrayRef<int64_t> dims) {
-  return llvm::join(llvm::map_range(dims,
-                                    [](int64_t d) { return std::to_string(d); }),
-                    "x");
+  return llvm::join(
+      llvm::map_range(dims, [](int64_t d) { return std::to_string(d); }), "x");
 }
 
 /// Values of the symbolic dims (dim_param) bound while resolving inputs.

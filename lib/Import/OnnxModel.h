@@ -1,4 +1,5 @@
-//===- OnnxModel.h - Reading and checking an ONNX model ----------*- C++ -*-===//
+//===- OnnxModel.h - Reading and checking an ONNX model ----------*- C++
+//-*-===//
 //
 // Private to lib/Import: loads a model, resolves its input shapes, and runs
 // ONNX's own checker and shape inference on it.
@@ -8,8 +9,8 @@
 #ifndef WEFT_LIB_IMPORT_ONNXMODEL_H
 #define WEFT_LIB_IMPORT_ONNXMODEL_H
 
-#include "weft/Import/OnnxImport.h"
 #include "onnx/onnx_pb.h"
+#include "weft/Import/OnnxImport.h"
 #include "llvm/ADT/StringSet.h"
 
 namespace weft::import {

@@ -2,8 +2,8 @@
 
 #include "ShapeFolding.h"
 #include "ConstTensor.h"
-#include "weft/Support/Error.h"
 #include "onnx/shape_inference/implementation.h"
+#include "weft/Support/Error.h"
 #include "llvm/ADT/StringMap.h"
 
 using namespace weft;

@@ -1,4 +1,5 @@
-//===- ShapeFolding.h - Folding shape logic before shape inference -*- C++ -*-===//
+//===- ShapeFolding.h - Folding shape logic before shape inference -*- C++
+//-*-===//
 //
 // Training-mode exports compute reshape targets and slice bounds at run time
 // (Shape → Gather → Unsqueeze → Concat → …). ONNX's shape inference cannot

@@ -15,8 +15,7 @@ Progress::Progress(std::string label, double delaySeconds, bool force)
 Progress::~Progress() { done(); }
 
 double Progress::elapsedSeconds() const {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() -
-                                       start)
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
       .count();
 }
 

@@ -14,7 +14,7 @@ std::string weft::formatSI(double value, llvm::StringRef unit) {
     v /= 1000;
     ++i;
   }
-  const char *fmt = std::fabs(v) >= 100 ? "{0:F0} {1}{2}"
+  const char *fmt = std::fabs(v) >= 100  ? "{0:F0} {1}{2}"
                     : std::fabs(v) >= 10 ? "{0:F1} {1}{2}"
                                          : "{0:F2} {1}{2}";
   if (i == 0 && v == std::floor(v))

@@ -1,11 +1,11 @@
 //===- weft-translate.cpp - Translations into and out of Weft's dialects --===//
 
-#include "weft/Import/ImportFlags.h"
-#include "weft/Import/OnnxImport.h"
-#include "weft/Support/Error.h"
 #include "mlir/IR/AsmState.h"
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/IR/OperationSupport.h"
+#include "weft/Import/ImportFlags.h"
+#include "weft/Import/OnnxImport.h"
+#include "weft/Support/Error.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/ToolOutputFile.h"
@@ -49,9 +49,8 @@ int main(int argc, char **argv) {
   std::error_code ec;
   llvm::ToolOutputFile out(output, ec, llvm::sys::fs::OF_None);
   if (ec)
-    return reportError("weft-translate",
-                       badInput("cannot write '{0}': {1}", output,
-                                ec.message()));
+    return reportError("weft-translate", badInput("cannot write '{0}': {1}",
+                                                  output, ec.message()));
   (*module)->print(out.os(), mlir::OpPrintingFlags());
   out.os() << "\n";
   out.keep();

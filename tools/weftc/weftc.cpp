@@ -6,6 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "mlir/IR/MLIRContext.h"
 #include "weft/Analysis/GraphCostModel.h"
 #include "weft/Analysis/ModelSummary.h"
 #include "weft/Cluster/ClusterSpec.h"
@@ -15,7 +16,6 @@
 #include "weft/Import/OnnxImport.h"
 #include "weft/Support/Error.h"
 #include "weft/Support/Units.h"
-#include "mlir/IR/MLIRContext.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/InitLLVM.h"
@@ -48,8 +48,7 @@ struct Options {
       cl::desc("Profile DB written by weft-profile: measured kernel times "
                "replace the roofline where they exist"),
       cl::value_desc("db.json"), cl::cat(category)};
-  cl::opt<bool> json{"json",
-                     cl::desc("Print the summary as JSON on stdout"),
+  cl::opt<bool> json{"json", cl::desc("Print the summary as JSON on stdout"),
                      cl::cat(category)};
   ImportFlags import{category};
 };
@@ -93,11 +92,11 @@ void printText(const Options &opts, const ImportReport &report,
   os << llvm::formatv("cluster:             {0} ({1} devices)\n", spec.name,
                       spec.numDevices());
   double peak = spec.totalPeakFlops(view->dtype);
-  os << llvm::formatv("lower bound:         {0} per step (training FLOPs / "
-                      "{1} {2} peak)\n",
-                      formatSeconds(lowerBoundSeconds(s.trainingFlops(), spec,
-                                                      view->dtype)),
-                      formatSI(peak, "FLOP/s"), opts.dtype.getValue());
+  os << llvm::formatv(
+      "lower bound:         {0} per step (training FLOPs / "
+      "{1} {2} peak)\n",
+      formatSeconds(lowerBoundSeconds(s.trainingFlops(), spec, view->dtype)),
+      formatSI(peak, "FLOP/s"), opts.dtype.getValue());
   for (const auto &[type, estimate] : view->perType)
     os << llvm::formatv("step on one {0,-8} {1} compute (estimate; {2} of {3} "
                         "op times measured)\n",
@@ -127,11 +126,11 @@ llvm::json::Value toJSONReport(const Options &opts, const ImportReport &report,
         lowerBoundSeconds(s.trainingFlops(), spec, view->dtype);
     llvm::json::Object perType;
     for (const auto &[type, estimate] : view->perType)
-      perType[type] = llvm::json::Object{
-          {"compute_s", estimate.seconds},
-          {"estimate", true},
-          {"timed_ops", estimate.timedOps},
-          {"measured_ops", estimate.measuredOps}};
+      perType[type] =
+          llvm::json::Object{{"compute_s", estimate.seconds},
+                             {"estimate", true},
+                             {"timed_ops", estimate.timedOps},
+                             {"measured_ops", estimate.measuredOps}};
     root["single_device_step"] = std::move(perType);
   }
   return root;
@@ -208,9 +207,10 @@ int run(Options &opts) {
         os << "\n";
       }))
     return reportError("weftc", std::move(err));
-  if (auto err = writeFile(std::string(summaryPath), [&](llvm::raw_ostream &os) {
-        os << llvm::formatv("{0:2}", json) << "\n";
-      }))
+  if (auto err =
+          writeFile(std::string(summaryPath), [&](llvm::raw_ostream &os) {
+            os << llvm::formatv("{0:2}", json) << "\n";
+          }))
     return reportError("weftc", std::move(err));
   llvm::errs() << "weftc: wrote " << graphPath << " and " << summaryPath
                << "; plan synthesis is not implemented yet\n";

@@ -102,7 +102,8 @@ DistAttr DistAttr::replicated(MLIRContext *ctx, unsigned numAxes) {
 }
 
 bool DistAttr::isPartial() const {
-  return llvm::any_of(getAxes(), [](const AxisDist &d) { return d.isPartial(); });
+  return llvm::any_of(getAxes(),
+                      [](const AxisDist &d) { return d.isPartial(); });
 }
 
 //===----------------------------------------------------------------------===//

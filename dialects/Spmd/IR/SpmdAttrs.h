@@ -1,4 +1,5 @@
-//===- SpmdAttrs.h - Meshes, distributions, segments -------------*- C++ -*-===//
+//===- SpmdAttrs.h - Meshes, distributions, segments -------------*- C++
+//-*-===//
 
 #ifndef WEFT_SPMD_IR_SPMDATTRS_H
 #define WEFT_SPMD_IR_SPMDATTRS_H

@@ -79,9 +79,9 @@ LogicalResult SpmdDialect::verifyOperationAttribute(Operation *op,
   if (name == kVersionAttr) {
     auto v = attr.getValue().dyn_cast<IntegerAttr>();
     if (!v || v.getInt() != kFormatVersion)
-      return op->emitError() << "unsupported plan format version "
-                             << attr.getValue() << " (this build reads "
-                             << kFormatVersion << ")";
+      return op->emitError()
+             << "unsupported plan format version " << attr.getValue()
+             << " (this build reads " << kFormatVersion << ")";
     return success();
   }
   if (name == kFingerprintAttr) {
@@ -109,8 +109,8 @@ LogicalResult SpmdDialect::verifyOperationAttribute(Operation *op,
       if (!seg)
         return op->emitError() << "expected #spmd.segment, found " << a;
       if (!ids.insert(seg.getId()).second)
-        return op->emitError() << "segment id " << seg.getId()
-                               << " is used twice";
+        return op->emitError()
+               << "segment id " << seg.getId() << " is used twice";
       if (failed(verifySegment(op, mesh, seg)))
         return failure();
     }

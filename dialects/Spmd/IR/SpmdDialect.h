@@ -1,4 +1,5 @@
-//===- SpmdDialect.h - The spmd dialect --------------------------*- C++ -*-===//
+//===- SpmdDialect.h - The spmd dialect --------------------------*- C++
+//-*-===//
 
 #ifndef WEFT_SPMD_IR_SPMDDIALECT_H
 #define WEFT_SPMD_IR_SPMDDIALECT_H

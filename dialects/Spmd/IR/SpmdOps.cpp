@@ -44,9 +44,8 @@ DistAttr weft::spmd::getDist(Value value) {
       return local.getDists()[value.cast<OpResult>().getResultNumber()]
           .cast<DistAttr>();
   }
-  Operation *scope = value.getParentBlock()
-                         ? value.getParentBlock()->getParentOp()
-                         : nullptr;
+  Operation *scope =
+      value.getParentBlock() ? value.getParentBlock()->getParentOp() : nullptr;
   MeshAttr mesh = scope ? getMesh(scope) : MeshAttr();
   if (!mesh)
     return {};
@@ -60,9 +59,9 @@ LogicalResult weft::spmd::verifyDist(Operation *op, Type type, DistAttr dist,
     return op->emitOpError("needs a mesh: put 'spmd.mesh' on the module");
   ArrayRef<AxisDist> axes = dist.getAxes();
   if (axes.size() != mesh.getNumAxes())
-    return op->emitOpError() << what << ": distribution has " << axes.size()
-                             << " entries, the mesh has " << mesh.getNumAxes()
-                             << " axes";
+    return op->emitOpError()
+           << what << ": distribution has " << axes.size()
+           << " entries, the mesh has " << mesh.getNumAxes() << " axes";
   auto tensor = type.cast<RankedTensorType>();
   for (auto [axis, d] : llvm::enumerate(axes)) {
     if (d.isPartial() && !tensor.getElementType().isa<FloatType>())
@@ -71,14 +70,14 @@ LogicalResult weft::spmd::verifyDist(Operation *op, Type type, DistAttr dist,
     if (!d.isGather())
       continue;
     if (d.dim < 0 || d.dim >= tensor.getRank())
-      return op->emitOpError() << what << ": " << str(d) << " splits dim " << d.dim
-                               << " of a rank-" << tensor.getRank()
-                               << " tensor";
+      return op->emitOpError()
+             << what << ": " << str(d) << " splits dim " << d.dim
+             << " of a rank-" << tensor.getRank() << " tensor";
     SegmentAttr seg = lookupSegment(op, d.segment);
     if (!seg)
-      return op->emitOpError() << what << ": " << str(d) << " names segment "
-                               << d.segment
-                               << ", which the module does not define";
+      return op->emitOpError()
+             << what << ": " << str(d) << " names segment " << d.segment
+             << ", which the module does not define";
     if (seg.getExtent() != tensor.getDimSize(d.dim))
       return op->emitOpError()
              << what << ": segment " << d.segment << " has extent "
@@ -87,9 +86,9 @@ LogicalResult weft::spmd::verifyDist(Operation *op, Type type, DistAttr dist,
     for (size_t other = 0; other < axis; ++other)
       if (axes[other].isGather() && axes[other].dim == d.dim &&
           axes[other].segment != d.segment)
-        return op->emitOpError() << what << ": axes " << other << " and "
-                                 << axis << " split dim " << d.dim
-                                 << " with different segments";
+        return op->emitOpError()
+               << what << ": axes " << other << " and " << axis << " split dim "
+               << d.dim << " with different segments";
   }
   return success();
 }
@@ -111,14 +110,17 @@ LogicalResult ParameterOp::verify() {
   ArrayRef<AxisDist> axes = getDist().getAxes();
   if (llvm::any_of(axes, [](const AxisDist &d) { return d.isPartial(); }))
     return emitOpError("a parameter cannot be stored as a partial value");
-  bool split = llvm::any_of(axes, [](const AxisDist &d) { return d.isGather(); });
-  bool whole = llvm::any_of(axes, [](const AxisDist &d) { return d.isIdentity(); });
+  bool split =
+      llvm::any_of(axes, [](const AxisDist &d) { return d.isGather(); });
+  bool whole =
+      llvm::any_of(axes, [](const AxisDist &d) { return d.isIdentity(); });
   if (s == "zero3" && !split)
     return emitOpError("zero3 stores the parameter sharded: its distribution "
                        "needs a gather entry");
   if ((s == "zero1" || s == "zero2") && !whole)
-    return emitOpError() << s << " shards the optimizer state over a whole "
-                                 "(id) axis: the distribution has none";
+    return emitOpError() << s
+                         << " shards the optimizer state over a whole "
+                            "(id) axis: the distribution has none";
   return success();
 }
 
@@ -142,14 +144,14 @@ verifyRelayout(OpTy op, llvm::function_ref<bool(const AxisDist &)> from,
   if (before.size() != after.size())
     return op.emitOpError("input and result distributions differ in length");
   if (!from(before[axis]) || !to(after[axis]))
-    return op.emitOpError() << "expected " << expected << " on axis " << axis
-                            << ", found " << str(before[axis]) << " -> "
-                            << str(after[axis]);
+    return op.emitOpError()
+           << "expected " << expected << " on axis " << axis << ", found "
+           << str(before[axis]) << " -> " << str(after[axis]);
   for (size_t a = 0; a < after.size(); ++a)
     if (int64_t(a) != axis && before[a] != after[a])
-      return op.emitOpError() << "changes axis " << a << " (" << str(before[a])
-                              << " -> " << str(after[a]) << "); only axis " << axis
-                              << " may change";
+      return op.emitOpError()
+             << "changes axis " << a << " (" << str(before[a]) << " -> "
+             << str(after[a]) << "); only axis " << axis << " may change";
   return success();
 }
 

@@ -1,4 +1,5 @@
-//===- SpmdOps.h - The spmd dialect's operations -----------------*- C++ -*-===//
+//===- SpmdOps.h - The spmd dialect's operations -----------------*- C++
+//-*-===//
 
 #ifndef WEFT_SPMD_IR_SPMDOPS_H
 #define WEFT_SPMD_IR_SPMDOPS_H

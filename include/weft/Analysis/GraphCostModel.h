@@ -1,4 +1,5 @@
-//===- GraphCostModel.h - Graph ops priced by the cost model -----*- C++ -*-===//
+//===- GraphCostModel.h - Graph ops priced by the cost model -----*- C++
+//-*-===//
 //
 // The adapter between the graph dialect's CostOpInterface (work as FLOPs
 // and bytes) and lib/Cost (time on a device type, roofline or measured).
@@ -10,9 +11,9 @@
 #define WEFT_ANALYSIS_GRAPHCOSTMODEL_H
 
 #include "Graph/IR/GraphInterfaces.h"
+#include "mlir/IR/BuiltinOps.h"
 #include "weft/Cost/OpCost.h"
 #include "weft/Cost/ProfileDB.h"
-#include "mlir/IR/BuiltinOps.h"
 
 namespace weft {
 

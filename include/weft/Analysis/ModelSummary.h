@@ -1,4 +1,5 @@
-//===- ModelSummary.h - What a graph program holds and costs -----*- C++ -*-===//
+//===- ModelSummary.h - What a graph program holds and costs -----*- C++
+//-*-===//
 //
 // The summary `weftc` prints for a model without a plan: ops by kind,
 // parameters, buffers, activations kept for the backward pass and training

@@ -1,4 +1,5 @@
-//===- ImportFlags.h - Command-line flags shared by importing tools -*- C++ -*-===//
+//===- ImportFlags.h - Command-line flags shared by importing tools -*- C++
+//-*-===//
 //
 // weftc, weft-translate and (later) weft-run accept the same model flags.
 // Construct one ImportFlags in main() before parsing the command line.

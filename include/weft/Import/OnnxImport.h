@@ -1,4 +1,5 @@
-//===- OnnxImport.h - ONNX model → graph dialect -----------------*- C++ -*-===//
+//===- OnnxImport.h - ONNX model → graph dialect -----------------*- C++
+//-*-===//
 //
 // The importer's public face. It is the only header of lib/Import that other
 // code includes, and it includes no ONNX or protobuf header.

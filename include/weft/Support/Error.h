@@ -1,4 +1,5 @@
-//===- Error.h - Error helpers for Weft's plain libraries --------*- C++ -*-===//
+//===- Error.h - Error helpers for Weft's plain libraries --------*- C++
+//-*-===//
 //
 // Plain libraries report failures as llvm::Error values carrying an exit code
 // (bad input vs. infeasible vs. internal); tools print them as one line and
@@ -35,8 +36,7 @@ private:
 };
 
 /// Builds an error for bad user input (exit code 1).
-template <typename... Ts>
-llvm::Error badInput(const char *fmt, Ts &&...vals) {
+template <typename... Ts> llvm::Error badInput(const char *fmt, Ts &&...vals) {
   return llvm::make_error<WeftError>(
       ExitBadInput, llvm::formatv(fmt, std::forward<Ts>(vals)...).str());
 }

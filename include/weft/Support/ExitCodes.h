@@ -1,4 +1,5 @@
-//===- ExitCodes.h - Process exit codes shared by all Weft tools -*- C++ -*-===//
+//===- ExitCodes.h - Process exit codes shared by all Weft tools -*- C++
+//-*-===//
 //
 // The exit codes of DESIGN.md §10; docs/ExitCodes.md is the user-facing copy.
 //

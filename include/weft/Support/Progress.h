@@ -1,4 +1,5 @@
-//===- Progress.h - A rate-limited progress line on stderr -------*- C++ -*-===//
+//===- Progress.h - A rate-limited progress line on stderr -------*- C++
+//-*-===//
 
 #ifndef WEFT_SUPPORT_PROGRESS_H
 #define WEFT_SUPPORT_PROGRESS_H

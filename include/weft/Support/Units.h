@@ -1,4 +1,5 @@
-//===- Units.h - Printing quantities with their units ------------*- C++ -*-===//
+//===- Units.h - Printing quantities with their units ------------*- C++
+//-*-===//
 //
 // Every number a tool prints has a unit (STYLE.md). These format a value with
 // a decimal SI prefix and three significant digits.

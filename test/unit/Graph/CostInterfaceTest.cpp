@@ -21,9 +21,8 @@ protected:
   /// Parses `body` as the body of a function with `args` and returns the
   /// first op of dialect graph that is not a leaf.
   CostOpInterface parseOp(llvm::StringRef args, llvm::StringRef body) {
-    std::string text = ("func.func @f(" + args + ") {\n" + body +
-                        "\n  return\n}\n")
-                           .str();
+    std::string text =
+        ("func.func @f(" + args + ") {\n" + body + "\n  return\n}\n").str();
     module = mlir::parseSourceString<mlir::ModuleOp>(text, &context);
     EXPECT_TRUE(module) << text;
     CostOpInterface found;
@@ -68,10 +67,9 @@ TEST_F(CostInterfaceTest, MatMulOnShardShapes) {
 }
 
 TEST_F(CostInterfaceTest, BatchedMatMulCountsEveryBatch) {
-  auto op = parseOp(
-      "%q: tensor<2x12x128x64xf32>, %k: tensor<2x12x64x128xf32>",
-      "%s = graph.matmul %q, %k : (tensor<2x12x128x64xf32>, "
-      "tensor<2x12x64x128xf32>) -> tensor<2x12x128x128xf32>");
+  auto op = parseOp("%q: tensor<2x12x128x64xf32>, %k: tensor<2x12x64x128xf32>",
+                    "%s = graph.matmul %q, %k : (tensor<2x12x128x64xf32>, "
+                    "tensor<2x12x64x128xf32>) -> tensor<2x12x128x128xf32>");
   EXPECT_DOUBLE_EQ(op.getGlobalCost().forwardFlops,
                    2.0 * 2 * 12 * 128 * 128 * 64);
 }
@@ -89,8 +87,8 @@ TEST_F(CostInterfaceTest, Conv2dCountsWindowTimesOutputs) {
 }
 
 TEST_F(CostInterfaceTest, ElementwiseKeepsWhatItsBackwardReads) {
-  auto relu = parseOp("%x: tensor<4x8xf32>",
-                      "%y = graph.relu %x : tensor<4x8xf32>");
+  auto relu =
+      parseOp("%x: tensor<4x8xf32>", "%y = graph.relu %x : tensor<4x8xf32>");
   EXPECT_EQ(relu.getGlobalCost().opClass, OpClass::Elementwise);
   EXPECT_DOUBLE_EQ(relu.getGlobalCost().forwardFlops, 32);
   EXPECT_DOUBLE_EQ(relu.getGlobalCost().keptBytes, 32 * 4);

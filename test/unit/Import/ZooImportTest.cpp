@@ -5,10 +5,10 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "mlir/IR/MLIRContext.h"
 #include "weft/Analysis/ModelSummary.h"
 #include "weft/Import/OnnxImport.h"
 #include "weft/Zoo/Zoo.h"
-#include "mlir/IR/MLIRContext.h"
 #include "llvm/Support/FileSystem.h"
 #include "gtest/gtest.h"
 
@@ -28,8 +28,7 @@ struct ImportedZooModel {
 
   void load(const zoo::ZooOptions &zooOptions, int64_t batch) {
     llvm::SmallString<128> path;
-    ASSERT_FALSE(
-        llvm::sys::fs::createTemporaryFile("weft-zoo", "onnx", path));
+    ASSERT_FALSE(llvm::sys::fs::createTemporaryFile("weft-zoo", "onnx", path));
     auto written = zoo::writeZooModel(zooOptions, path);
     ASSERT_TRUE(bool(written)) << llvm::toString(written.takeError());
     ImportOptions options;
@@ -59,18 +58,19 @@ TEST_P(EveryZooModel, ImportsWithItsParametersAndALoss) {
   EXPECT_GT(s.backwardFlops, s.forwardFlops);
 }
 
-INSTANTIATE_TEST_SUITE_P(
-    Zoo, EveryZooModel, ::testing::ValuesIn(zoo::allZooModelKinds()),
-    [](const auto &info) {
-      std::string name = zoo::zooModelName(info.param).str();
-      std::replace(name.begin(), name.end(), '-', '_');
-      return name;
-    });
+INSTANTIATE_TEST_SUITE_P(Zoo, EveryZooModel,
+                         ::testing::ValuesIn(zoo::allZooModelKinds()),
+                         [](const auto &info) {
+                           std::string name =
+                               zoo::zooModelName(info.param).str();
+                           std::replace(name.begin(), name.end(), '-', '_');
+                           return name;
+                         });
 
 TEST(BertFlops, MatchTheClosedFormAtGlobalBatch256) {
   zoo::ZooOptions options = zoo::defaultZooOptions(zoo::ZooModelKind::Bert);
-  const double b = 256, s = options.seq, h = options.hidden,
-               v = options.vocab, layers = options.layers;
+  const double b = 256, s = options.seq, h = options.hidden, v = options.vocab,
+               layers = options.layers;
   ImportedZooModel model(options, int64_t(b));
   ASSERT_TRUE(model.module);
   ModelSummary summary = summarizeModel(*model.module);
