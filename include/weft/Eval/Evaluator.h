@@ -1,0 +1,124 @@
+//===- Evaluator.h - The one place a plan is scored ---------------*- C++
+//-*-===//
+//
+// Prices an `spmd` program on a cluster (DESIGN.md §4, §6; docs/Evaluator.md):
+// per device, the forward and backward compute of every `spmd.local` at the
+// device's shard shapes, the communication of every collective and of its
+// dual (weft/Spmd/Duals.h), each parameter strategy's gradient
+// synchronisation and optimizer step, and peak memory. The step time is
+//
+//   Σ over steps of (max over devices of compute + max over devices of
+//   communication) + optimizer step
+//
+// where a step is one `spmd.local` together with the collectives just before
+// it. Every figure is an estimate (roofline, α-β collectives, or measured
+// kernel times from a profile DB where it has them).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef WEFT_EVAL_EVALUATOR_H
+#define WEFT_EVAL_EVALUATOR_H
+
+#include "mlir/IR/BuiltinOps.h"
+#include "weft/Cluster/ClusterSpec.h"
+#include "weft/Cost/Collective.h"
+#include "weft/Cost/Memory.h"
+#include "weft/Cost/ProfileDB.h"
+#include "llvm/Support/Error.h"
+#include "llvm/Support/JSON.h"
+#include <string>
+#include <vector>
+
+namespace weft {
+
+struct EvalOptions {
+  DType dtype = DType::FP32;
+  Optimizer optimizer = Optimizer::Adam;
+  /// Measured kernel and collective times preferred to the model.
+  const ProfileDB *profile = nullptr;
+  /// Overlap gradient synchronisation with the backward compute of earlier
+  /// steps (DESIGN.md §4: applied when re-evaluating a final program).
+  bool overlapGradientSync = false;
+  /// ZeRO-3: keep the gathered parameters from the forward pass for the
+  /// backward pass (memory) instead of gathering them again (time).
+  bool keepGatheredParameters = false;
+  /// Fraction of device memory kept back (allocator, workspace, context).
+  double reservedMemoryFraction = 0.1;
+  CollectiveOptions collectives;
+};
+
+/// One step: an spmd.local and the collectives that bring its inputs in.
+/// Times are maxima over devices.
+struct StepEstimate {
+  /// "local matmul.split-batch" or "collectives" (a trailing group).
+  std::string label;
+  /// max over devices of forward + backward compute of the step, seconds.
+  double computeSeconds = 0;
+  /// max over devices of backward compute alone (for overlap), seconds.
+  double backwardSeconds = 0;
+  /// max over devices of the step's communication: forward collectives,
+  /// their duals and the gradient sync charged to the step, seconds.
+  double commSeconds = 0;
+  /// max over devices of the gradient-sync part of commSeconds.
+  double gradientSyncSeconds = 0;
+  /// max over devices of the dual (backward) part of commSeconds.
+  double dualSeconds = 0;
+};
+
+/// One device's memory at its peak.
+struct DeviceMemoryEstimate {
+  /// Mesh device id (node-major).
+  unsigned device = 0;
+  /// Cluster device id and type.
+  unsigned clusterDevice = 0;
+  std::string type;
+  /// Parameters, gradients, optimizer state and kept activations.
+  MemoryBreakdown terms;
+  /// The largest short-lived buffer (a step's outputs, a gathered
+  /// parameter), bytes.
+  double transientBytes = 0;
+  double capacityBytes = 0;
+  bool fits = true;
+
+  double peakBytes() const { return terms.total() + transientBytes; }
+};
+
+/// A plan's estimate.
+struct PlanEstimate {
+  /// The training step, seconds.
+  double stepSeconds = 0;
+  /// Σ over steps of the compute maxima, seconds.
+  double computeSeconds = 0;
+  /// Σ over steps of the communication maxima (all communication), seconds.
+  double commSeconds = 0;
+  /// Gradient sync left after overlap (equal to the whole gradient sync
+  /// without overlap), seconds.
+  double exposedGradientSyncSeconds = 0;
+  /// Optimizer step: max over devices of the update plus the ZeRO
+  /// all-gathers of updated shards, seconds.
+  double optimizerSeconds = 0;
+  /// Communication on the critical path / step time.
+  double commShare = 0;
+  std::vector<StepEstimate> steps;
+  std::vector<DeviceMemoryEstimate> memory;
+  /// Largest peak over devices, bytes.
+  double peakMemoryBytes = 0;
+  /// Every device fits.
+  bool fits = true;
+  /// Timed ops (per device and op) and how many had measured figures.
+  unsigned timedOps = 0, measuredOps = 0;
+};
+
+/// Scores `module` (a verified spmd program with a mesh, segments and one
+/// function) on `spec`. Errors are bad input: a mesh that does not fit the
+/// cluster, or an op the evaluator does not know.
+llvm::Expected<PlanEstimate> evaluatePlan(mlir::ModuleOp module,
+                                          const ClusterSpec &spec,
+                                          const EvalOptions &options = {});
+
+/// The estimate as JSON (seconds, bytes; every figure marked an estimate).
+llvm::json::Value toJSON(const PlanEstimate &estimate);
+
+} // namespace weft
+
+#endif // WEFT_EVAL_EVALUATOR_H

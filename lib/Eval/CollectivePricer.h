@@ -1,0 +1,55 @@
+//===- CollectivePricer.h - Collective times for the evaluator ----*- C++
+//-*-===//
+//
+// Prices one collective on one group of cluster devices with lib/Cost (or a
+// profile DB's measured time when the group is of one device type and the
+// DB has samples), memoised: a plan repeats the same collective on the same
+// group many times (every layer, every parameter of one shape).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef WEFT_LIB_EVAL_COLLECTIVEPRICER_H
+#define WEFT_LIB_EVAL_COLLECTIVEPRICER_H
+
+#include "weft/Cost/Collective.h"
+#include "weft/Cost/ProfileDB.h"
+#include "weft/Spmd/Duals.h"
+#include <map>
+#include <string>
+
+namespace weft {
+
+/// How a collective runs: the ops' `algorithm` and `mode` attributes.
+struct CollectiveVariant {
+  AllReduceAlgo algo = AllReduceAlgo::Ring;
+  /// Take the faster of ring and hierarchical (gradient sync: no op in the
+  /// program chooses it).
+  bool bestAllReduce = false;
+  UnevenVariant uneven = UnevenVariant::Padded;
+};
+
+class CollectivePricer {
+public:
+  CollectivePricer(const ClusterSpec &spec, const ProfileDB *db,
+                   CollectiveOptions options)
+      : spec(spec), db(db), options(options) {}
+
+  /// Seconds of `kind` on `group` (cluster ids, node-major). `bytes[i]` is
+  /// member i's contribution: its shard for all_gather / reduce_scatter,
+  /// the buffer for all_reduce, what it sends for all_to_all.
+  double seconds(spmd::Collective kind, llvm::ArrayRef<unsigned> group,
+                 llvm::ArrayRef<double> bytes, CollectiveVariant variant = {});
+
+private:
+  double compute(spmd::Collective kind, llvm::ArrayRef<unsigned> group,
+                 llvm::ArrayRef<double> bytes, CollectiveVariant variant);
+
+  const ClusterSpec &spec;
+  const ProfileDB *db;
+  CollectiveOptions options;
+  std::map<std::string, double> memo;
+};
+
+} // namespace weft
+
+#endif // WEFT_LIB_EVAL_COLLECTIVEPRICER_H

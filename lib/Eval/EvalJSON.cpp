@@ -1,0 +1,45 @@
+//===- EvalJSON.cpp - A plan's estimate as JSON ---------------------------===//
+
+#include "weft/Eval/Evaluator.h"
+
+using namespace weft;
+
+llvm::json::Value weft::toJSON(const PlanEstimate &e) {
+  llvm::json::Array steps;
+  for (const StepEstimate &s : e.steps)
+    steps.push_back(
+        llvm::json::Object{{"label", s.label},
+                           {"compute_s", s.computeSeconds},
+                           {"backward_s", s.backwardSeconds},
+                           {"comm_s", s.commSeconds},
+                           {"dual_comm_s", s.dualSeconds},
+                           {"gradient_sync_s", s.gradientSyncSeconds}});
+  llvm::json::Array memory;
+  for (const DeviceMemoryEstimate &m : e.memory)
+    memory.push_back(
+        llvm::json::Object{{"device", m.device},
+                           {"cluster_device", m.clusterDevice},
+                           {"type", m.type},
+                           {"parameters_bytes", m.terms.parameters},
+                           {"gradients_bytes", m.terms.gradients},
+                           {"optimizer_state_bytes", m.terms.optimizerState},
+                           {"kept_activations_bytes", m.terms.activations},
+                           {"transient_bytes", m.transientBytes},
+                           {"peak_bytes", m.peakBytes()},
+                           {"capacity_bytes", m.capacityBytes},
+                           {"fits", m.fits}});
+  return llvm::json::Object{
+      {"estimate", true},
+      {"step_time_s", e.stepSeconds},
+      {"compute_s", e.computeSeconds},
+      {"comm_s", e.commSeconds},
+      {"exposed_gradient_sync_s", e.exposedGradientSyncSeconds},
+      {"optimizer_s", e.optimizerSeconds},
+      {"comm_share", e.commShare},
+      {"peak_memory_bytes", e.peakMemoryBytes},
+      {"fits", e.fits},
+      {"timed_ops", e.timedOps},
+      {"measured_ops", e.measuredOps},
+      {"steps", std::move(steps)},
+      {"memory", std::move(memory)}};
+}

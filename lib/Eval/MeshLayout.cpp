@@ -1,0 +1,140 @@
+//===- MeshLayout.cpp - Devices of a mesh and the shards they hold --------===//
+
+#include "weft/Eval/MeshLayout.h"
+#include "weft/Support/Error.h"
+#include <cmath>
+
+using namespace weft;
+using namespace weft::spmd;
+
+llvm::Expected<MeshLayout> MeshLayout::get(mlir::ModuleOp module,
+                                           const ClusterSpec &spec) {
+  MeshAttr mesh = module->getAttrOfType<MeshAttr>(SpmdDialect::kMeshAttr);
+  if (!mesh)
+    return badInput("the plan has no mesh: expected a '{0}' module attribute",
+                    SpmdDialect::kMeshAttr.str());
+  MeshLayout layout;
+  layout.spec = &spec;
+  layout.meshAttr = mesh;
+  int64_t numNodes = mesh.getNumNodes();
+  if (numNodes != int64_t(spec.numNodes()))
+    return badInput("the plan's mesh has {0} nodes, the cluster '{1}' has {2}",
+                    numNodes, spec.name, spec.numNodes());
+  int64_t perNode = mesh.getDevicesPerNode();
+  layout.axisSizes.push_back(numNodes);
+  for (int64_t f : mesh.getLocal().asArrayRef())
+    layout.axisSizes.push_back(f);
+  for (int64_t n = 0; n < numNodes; ++n) {
+    const Node &node = spec.nodes[n];
+    DeviceClassAttr cls = mesh.getClassOfNode(n);
+    if (int64_t(node.numDevices) < perNode)
+      return badInput("mesh node {0} has {1} devices but cluster node '{2}' "
+                      "has {3}",
+                      n, perNode, node.name, node.numDevices);
+    if (!cls.getType().equals_insensitive(node.deviceType))
+      return badInput("mesh node {0} is of type {1} but cluster node '{2}' "
+                      "has {3} devices",
+                      n, cls.getType().str(), node.name, node.deviceType);
+    for (int64_t l = 0; l < perNode; ++l) {
+      llvm::SmallVector<int64_t, 4> c{n};
+      int64_t rest = l;
+      for (unsigned a = layout.axisSizes.size() - 1; a >= 1; --a) {
+        c.insert(c.begin() + 1, rest % layout.axisSizes[a]);
+        rest /= layout.axisSizes[a];
+      }
+      layout.coords.push_back(c);
+      layout.toCluster.push_back(node.firstDevice + l);
+      layout.classOf.push_back(mesh.getClassIndexOfNode(n));
+    }
+  }
+  layout.numDevices_ = layout.coords.size();
+  if (auto segments =
+          module->getAttrOfType<mlir::ArrayAttr>(SpmdDialect::kSegmentsAttr))
+    for (mlir::Attribute a : segments) {
+      auto seg = a.cast<SegmentAttr>();
+      std::vector<double> s(layout.numDevices_);
+      for (unsigned d = 0; d < layout.numDevices_; ++d)
+        s[d] = seg.getSizes() ? double(seg.getSizes()[d])
+                              : seg.getRatios()[layout.classOf[d]] *
+                                    double(seg.getExtent());
+      layout.shares[seg.getId()] = std::move(s);
+    }
+  return layout;
+}
+
+const DeviceType &MeshLayout::typeOf(unsigned d) const {
+  return spec->typeOf(toCluster[d]);
+}
+
+llvm::SmallVector<unsigned> MeshLayout::groupAlong(unsigned d,
+                                                   AxisMask axes) const {
+  llvm::SmallVector<unsigned> group;
+  for (unsigned y = 0; y < numDevices_; ++y) {
+    bool same = true;
+    for (unsigned a = 0; a < numAxes() && same; ++a)
+      if (!(axes & (1u << a)))
+        same = coords[y][a] == coords[d][a];
+    if (same)
+      group.push_back(y);
+  }
+  return group;
+}
+
+llvm::SmallVector<unsigned> MeshLayout::clusterGroupAlong(unsigned d,
+                                                          AxisMask axes) const {
+  llvm::SmallVector<unsigned> group = groupAlong(d, axes);
+  for (unsigned &y : group)
+    y = toCluster[y];
+  return group;
+}
+
+int64_t MeshLayout::sizeOf(AxisMask axes) const {
+  int64_t n = 1;
+  for (unsigned a = 0; a < numAxes(); ++a)
+    if (axes & (1u << a))
+      n *= axisSizes[a];
+  return n;
+}
+
+int64_t MeshLayout::shardExtent(mlir::RankedTensorType type, DistAttr dist,
+                                unsigned dim, unsigned d) const {
+  AxisMask mask = 0;
+  int64_t segment = -1;
+  for (auto [a, entry] : llvm::enumerate(dist.getAxes()))
+    if (entry.isGather() && entry.dim == int64_t(dim)) {
+      mask |= 1u << a;
+      segment = entry.segment;
+    }
+  auto share = shares.find(segment);
+  if (!mask || share == shares.end())
+    return type.getDimSize(dim);
+  auto [it, inserted] = extents.try_emplace({segment, mask});
+  if (inserted) {
+    // Summing over the devices that agree on the split axes: those are the
+    // devices whose pieces this device holds.
+    std::vector<int64_t> &out = it->second;
+    out.resize(numDevices_);
+    for (unsigned x = 0; x < numDevices_; ++x) {
+      double sum = 0;
+      for (unsigned y = 0; y < numDevices_; ++y) {
+        bool same = true;
+        for (unsigned a = 0; a < numAxes() && same; ++a)
+          if (mask & (1u << a))
+            same = coords[y][a] == coords[x][a];
+        if (same)
+          sum += share->second[y];
+      }
+      out[x] = std::max<int64_t>(0, std::llround(sum));
+    }
+  }
+  return it->second[d];
+}
+
+llvm::SmallVector<int64_t, 4>
+MeshLayout::shardShape(mlir::RankedTensorType type, DistAttr dist,
+                       unsigned d) const {
+  llvm::SmallVector<int64_t, 4> dims;
+  for (unsigned i = 0; i < type.getRank(); ++i)
+    dims.push_back(dist ? shardExtent(type, dist, i, d) : type.getDimSize(i));
+  return dims;
+}
