@@ -5,6 +5,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "Graph/IR/GraphDialect.h"
+#include "Graph/Transforms/Passes.h"
 #include "Spmd/IR/SpmdDialect.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/DialectRegistry.h"
@@ -15,6 +16,7 @@ int main(int argc, char **argv) {
   mlir::registerCanonicalizerPass();
   mlir::registerCSEPass();
   mlir::registerSymbolDCEPass();
+  weft::graph::registerGraphPasses();
 
   mlir::DialectRegistry registry;
   registry.insert<weft::graph::GraphDialect, weft::spmd::SpmdDialect,
