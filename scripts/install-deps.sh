@@ -6,7 +6,7 @@ packages=(
   cmake ninja-build clang-16 pkg-config python3 ccache
   llvm-16-dev llvm-16-tools libmlir-16-dev mlir-16-tools
   libonnx-dev libprotobuf-dev protobuf-compiler libz3-dev libglpk-dev
-  libfmt-dev libgtest-dev
+  libfmt-dev libgtest-dev libeigen3-dev
   # End-to-end tests: models exported by PyTorch, checked with ONNX.
   python3-onnx python3-torch python3-numpy
 )

@@ -1,0 +1,86 @@
+//===- Interpreter.h - Single-device reference run of a graph program -*- C++
+//-*-===//
+//
+// Runs `func.func @main` of a graph program on the CPU: the forward pass in
+// program order, keeping every value, then reverse mode from d(loss) = 1,
+// giving the gradient of every graph.parameter (DESIGN.md §9).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef WEFT_EXEC_INTERPRETER_H
+#define WEFT_EXEC_INTERPRETER_H
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "weft/Exec/Tensor.h"
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/StringMap.h"
+#include "llvm/Support/Error.h"
+#include <functional>
+
+namespace weft::exec {
+
+/// The tensors bound to a program's leaves: data inputs by their
+/// `graph.input` argument name, parameters and buffers by name.
+struct Bindings {
+  llvm::StringMap<Tensor> inputs;
+  llvm::StringMap<Tensor> parameters;
+  llvm::StringMap<Tensor> buffers;
+};
+
+/// Finds `func.func @main` of a graph program (exit code 1 when absent or
+/// when it does not return one scalar float loss).
+llvm::Expected<mlir::func::FuncOp> findMain(mlir::ModuleOp module);
+
+/// The `graph.input` name of argument `i` of `main` ("arg<i>" if unnamed).
+std::string inputName(mlir::func::FuncOp main, unsigned i);
+
+class GraphInterpreter {
+public:
+  /// `main` must outlive the interpreter. `seed` keys dropout masks.
+  GraphInterpreter(mlir::func::FuncOp main, uint64_t seed = 0);
+
+  mlir::func::FuncOp getMain() { return main; }
+  /// Names of the program's parameters in program order (once each).
+  std::vector<std::string> getParameterNames();
+
+  /// Called with "forward 12/340" / "backward 7/340" while running.
+  void setProgress(std::function<void(llvm::StringRef)> callback) {
+    progress = std::move(callback);
+  }
+
+  /// Runs the forward pass; every leaf must be bound (exit code 1 names the
+  /// first that is not, or has the wrong shape or type).
+  llvm::Error forward(const Bindings &bindings);
+  /// The loss of the last forward pass.
+  double getLoss() const { return loss; }
+  /// The value of `v` in the last forward pass, or nullptr.
+  const Tensor *lookup(mlir::Value v) const;
+
+  /// Reverse mode from d(loss) = 1 over the last forward pass. Parameters
+  /// the loss does not depend on get zero gradients.
+  llvm::Error backward();
+  /// Parameter gradients of the last backward pass, by parameter name.
+  const llvm::StringMap<Tensor> &getParameterGradients() const {
+    return parameterGrads;
+  }
+
+private:
+  llvm::Error bindLeaf(mlir::Operation *op, const Bindings &bindings);
+  void report(llvm::StringRef phase, size_t done, size_t total);
+
+  mlir::func::FuncOp main;
+  uint64_t seed;
+  llvm::DenseMap<mlir::Operation *, uint64_t> dropoutIds;
+  llvm::DenseMap<mlir::Value, Tensor> values;
+  /// Values whose gradient the backward pass must compute.
+  llvm::DenseSet<mlir::Value> needsGrad;
+  mlir::Value lossValue;
+  double loss = 0;
+  llvm::StringMap<Tensor> parameterGrads;
+  std::function<void(llvm::StringRef)> progress;
+};
+
+} // namespace weft::exec
+
+#endif // WEFT_EXEC_INTERPRETER_H

@@ -1,0 +1,221 @@
+//===- weft-run.cpp - Run a training step's forward and backward on CPU ---===//
+//
+// weft-run MODEL [--global-batch N | --batch-per-device N] [--seed S]
+//                [--with-weights] [--input NAME=FILE.npy]...
+//                [--check-gradients]
+//                [--rtol R --atol A] [--plan DIR/plan.mlir]
+//
+// Prints the single-device loss of one training step (forward and backward
+// of the graph program) and, with --check-gradients, compares a sample of
+// parameter gradients with central differences of the loss (exit 3 when
+// one differs). SPMD plans (--plan) are not executed yet.
+//
+//===----------------------------------------------------------------------===//
+
+#include "ModelLoader.h"
+#include "mlir/IR/MLIRContext.h"
+#include "weft/Exec/GradientCheck.h"
+#include "weft/Exec/Inputs.h"
+#include "weft/Exec/Interpreter.h"
+#include "weft/Import/ImportFlags.h"
+#include "weft/Support/Error.h"
+#include "weft/Support/Progress.h"
+#include "weft/Support/Units.h"
+#include "llvm/Support/Format.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/Path.h"
+#include <chrono>
+#include <cmath>
+
+using namespace weft;
+using namespace weft::exec;
+namespace cl = llvm::cl;
+
+namespace {
+
+struct Options {
+  cl::OptionCategory category{"weft-run options"};
+  cl::opt<std::string> model{cl::Positional,
+                             cl::desc("<model.onnx | model.onnxtext | "
+                                      "graph.mlir>"),
+                             cl::cat(category)};
+  cl::opt<std::string> plan{
+      "plan",
+      cl::desc("SPMD plan to verify against the model (not "
+               "implemented yet)"),
+      cl::value_desc("dir/plan.mlir"), cl::cat(category)};
+  cl::opt<uint64_t> seed{"seed",
+                         cl::desc("Seed of random parameters, inputs and "
+                                  "dropout masks (default 0)"),
+                         cl::init(0), cl::cat(category)};
+  cl::list<std::string> inputs{
+      "input",
+      cl::desc("Read a data input from a .npy file (float32 or "
+               "int64, C order; repeatable)"),
+      cl::value_desc("name=file.npy"), cl::cat(category)};
+  cl::opt<bool> checkGradients{
+      "check-gradients",
+      cl::desc("Compare sampled parameter gradients with central "
+               "differences of the loss (exit 3 if one differs)"),
+      cl::cat(category)};
+  cl::opt<double> rtol{"rtol",
+                       cl::desc("Relative tolerance (gradient check default "
+                                "2e-2)"),
+                       cl::cat(category)};
+  cl::opt<double> atol{"atol",
+                       cl::desc("Absolute tolerance (gradient check default "
+                                "2e-4)"),
+                       cl::cat(category)};
+  cl::opt<unsigned> samples{
+      "grad-samples",
+      cl::desc("Elements checked per parameter (default 3: the largest "
+               "gradient and two at random)"),
+      cl::init(3), cl::cat(category)};
+  cl::opt<bool> printGradients{
+      "print-gradients",
+      cl::desc("Print the L2 norm of every parameter's gradient"),
+      cl::cat(category)};
+  ImportFlags import{category};
+};
+
+double secondsSince(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
+      .count();
+}
+
+double l2Norm(const Tensor &t) {
+  double s = 0;
+  for (float v : t.floatValues())
+    s += double(v) * v;
+  return std::sqrt(s);
+}
+
+llvm::Error parseInputFiles(const Options &opts, InitOptions &init) {
+  for (const std::string &spec : opts.inputs) {
+    auto [name, file] = llvm::StringRef(spec).split('=');
+    if (name.empty() || file.empty())
+      return badInput("--input '{0}': expected name=file.npy", spec);
+    init.npyFiles[name] = file.str();
+  }
+  return llvm::Error::success();
+}
+
+int run(Options &opts) {
+  const char *tool = "weft-run";
+  if (opts.model.empty())
+    return reportError(tool, badInput("no model given (see --help)"));
+  if (!opts.plan.empty())
+    return reportError(tool, badInput("--plan: SPMD execution is not "
+                                      "implemented yet; run without --plan "
+                                      "for the single-device loss"));
+  auto io = opts.import.resolve(1);
+  if (!io)
+    return reportError(tool, io.takeError());
+  InitOptions init;
+  init.seed = opts.seed;
+  if (auto err = parseInputFiles(opts, init))
+    return reportError(tool, std::move(err));
+
+  mlir::MLIRContext context;
+  auto module = loadGraphProgram(context, opts.model, *io);
+  if (!module)
+    return reportError(tool, module.takeError());
+  auto main = findMain(**module);
+  if (!main)
+    return reportError(tool, main.takeError());
+  BindingSummary summary;
+  auto bindings = makeBindings(*main, init, &summary);
+  if (!bindings)
+    return reportError(tool, bindings.takeError());
+
+  Progress progress("weft-run");
+  GraphInterpreter interpreter(*main, opts.seed);
+  interpreter.setProgress([&](llvm::StringRef s) { progress.update(s); });
+  auto start = std::chrono::steady_clock::now();
+  if (auto err = interpreter.forward(*bindings))
+    return reportError(tool, std::move(err));
+  double forwardSeconds = secondsSince(start);
+  start = std::chrono::steady_clock::now();
+  if (auto err = interpreter.backward())
+    return reportError(tool, std::move(err));
+  double backwardSeconds = secondsSince(start);
+  progress.done();
+
+  llvm::raw_ostream &os = llvm::outs();
+  os << llvm::formatv("model:       {0}\n",
+                      llvm::sys::path::filename(opts.model));
+  os << llvm::formatv("parameters:  {0} tensors, {1} elements ({2} from "
+                      "weights, {3} seeded random)\n",
+                      summary.parametersFromWeights + summary.parametersRandom,
+                      summary.parameterElements, summary.parametersFromWeights,
+                      summary.parametersRandom);
+  os << llvm::formatv("inputs:      {0} from .npy files, {1} seeded random "
+                      "(seed {2})\n",
+                      summary.inputsFromFiles, summary.inputsRandom,
+                      opts.seed.getValue());
+  os << "loss:        " << llvm::format("%.7g", interpreter.getLoss()) << "\n";
+  os << llvm::formatv("time:        forward {0}, backward {1} (wall, one "
+                      "thread)\n",
+                      formatSeconds(forwardSeconds),
+                      formatSeconds(backwardSeconds));
+  if (opts.printGradients)
+    for (const std::string &name : interpreter.getParameterNames())
+      os << llvm::formatv(
+          "grad norm:   {0} {1:e6}\n", name,
+          l2Norm(interpreter.getParameterGradients().find(name)->second));
+  if (!opts.checkGradients)
+    return ExitSuccess;
+
+  GradientCheckOptions check;
+  check.seed = opts.seed;
+  check.elementsPerParameter = opts.samples;
+  if (opts.rtol.getNumOccurrences())
+    check.rtol = opts.rtol;
+  if (opts.atol.getNumOccurrences())
+    check.atol = opts.atol;
+  auto result = checkGradients(interpreter, *bindings, check);
+  if (!result)
+    return reportError(tool, result.takeError());
+  if (const auto &bad = result->mismatch)
+    return reportError(
+        tool, makeError(ExitVerifyFailed,
+                        "gradient check failed: parameter '{0}' element {1}: "
+                        "backward gives {2:e6}, central difference {3:e6} "
+                        "(|difference| {4:e3} > atol {5:e1} + rtol {6:e1} x "
+                        "magnitude)",
+                        bad->parameter, bad->coordinates, bad->analytic,
+                        bad->numeric, std::fabs(bad->analytic - bad->numeric),
+                        check.atol, check.rtol));
+  os << llvm::formatv("gradients:   {0} elements of {1} parameters agree with "
+                      "central differences (max |difference| {2:e2}; rtol "
+                      "{3:e1}, atol {4:e1})\n",
+                      result->checked, result->parameters, result->maxAbsError,
+                      check.rtol, check.atol);
+  if (result->kinks)
+    os << llvm::formatv("             {0} sampled elements skipped: a kink "
+                        "(ReLU, max, clip) within the step\n",
+                        result->kinks);
+  return ExitSuccess;
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+  llvm::InitLLVM init(argc, argv);
+  Options opts;
+  cl::HideUnrelatedOptions(opts.category);
+  cl::ParseCommandLineOptions(
+      argc, argv,
+      "weft-run: run one training step of a model on the CPU (reference "
+      "interpreter)\n\n"
+      "  weft-run model.onnx [--global-batch N] [--with-weights] [--seed S]\n"
+      "      prints the single-device loss of the forward pass and times the\n"
+      "      forward and backward passes.\n"
+      "  weft-run model.onnx --check-gradients [--rtol R --atol A]\n"
+      "      also compares sampled parameter gradients with central\n"
+      "      differences of the loss.\n\n"
+      "Exit codes: 0 success, 1 bad input, 3 verification failed, 4 internal\n"
+      "error.\n");
+  return run(opts);
+}
