@@ -7,6 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "ParseNumber.h"
 #include "weft/Sched/Workload.h"
 #include "weft/Support/Error.h"
 #include "llvm/ADT/SmallVector.h"
@@ -69,7 +70,7 @@ llvm::Expected<Workload> sched::parseCsvTrace(StringRef text,
       StringRef value = get(name);
       if (value.empty() && optional)
         return llvm::Error::success();
-      if (value.getAsDouble(out) || out < 0 || (positive && out == 0))
+      if (parseFinite(value, out) || out < 0 || (positive && out == 0))
         return badInput("{0}: field '{1}': found '{2}', expected a {3} "
                         "number",
                         where, name, value,

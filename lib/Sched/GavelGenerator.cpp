@@ -8,6 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "ParseNumber.h"
 #include "weft/Sched/Workload.h"
 #include "weft/Support/Error.h"
 #include "llvm/ADT/SmallVector.h"
@@ -31,7 +32,7 @@ llvm::Expected<GeneratorParams> sched::parseGeneratorSpec(StringRef text) {
     auto [key, value] = item.split('=');
     bool bad = false;
     if (key == "rate")
-      bad = value.getAsDouble(params.ratePerHour) || params.ratePerHour <= 0;
+      bad = parseFinite(value, params.ratePerHour) || params.ratePerHour <= 0;
     else if (key == "jobs")
       bad = value.getAsInteger(10, params.numJobs) || params.numJobs == 0;
     else if (key == "seed")

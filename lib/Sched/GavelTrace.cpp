@@ -7,6 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "ParseNumber.h"
 #include "weft/Sched/Workload.h"
 #include "weft/Support/Error.h"
 #include "llvm/ADT/SmallVector.h"
@@ -58,7 +59,7 @@ sched::parseGavelTrace(StringRef text, StringRef fileName,
     job.origin = where;
     job.type = fields[0].trim().str();
     double steps = 0;
-    if (fields[layout->steps].trim().getAsDouble(steps) || steps <= 0)
+    if (parseFinite(fields[layout->steps].trim(), steps) || steps <= 0)
       return fieldError(where, "total_steps", fields[layout->steps],
                         "a positive number");
     job.totalSteps = steps;
@@ -66,12 +67,12 @@ sched::parseGavelTrace(StringRef text, StringRef fileName,
         job.scale == 0)
       return fieldError(where, "scale_factor", fields[layout->scale],
                         "a positive integer");
-    if (fields[layout->arrival].trim().getAsDouble(job.arrivalS) ||
+    if (parseFinite(fields[layout->arrival].trim(), job.arrivalS) ||
         job.arrivalS < 0)
       return fieldError(where, "arrival_time", fields[layout->arrival],
                         "a non-negative number of seconds");
     if (layout->weight >= 0 &&
-        (fields[layout->weight].trim().getAsDouble(job.weight) ||
+        (parseFinite(fields[layout->weight].trim(), job.weight) ||
          job.weight <= 0))
       return fieldError(where, "priority_weight", fields[layout->weight],
                         "a positive number");
@@ -79,7 +80,7 @@ sched::parseGavelTrace(StringRef text, StringRef fileName,
       return std::move(err);
     if (layout->slo >= 0) {
       double slo = -1;
-      if (fields[layout->slo].trim().getAsDouble(slo))
+      if (parseFinite(fields[layout->slo].trim(), slo))
         return fieldError(where, "SLO", fields[layout->slo], "a number");
       // Gavel's SLO is a multiple of the job's isolated run time; we take
       // the run time on the reference GPU type.

@@ -1,6 +1,7 @@
 //===- SchedCluster.cpp - The scheduler's view of a cluster --------------===//
 
 #include "weft/Sched/SchedCluster.h"
+#include "ParseNumber.h"
 #include "weft/Support/Error.h"
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringExtras.h"
@@ -61,7 +62,7 @@ llvm::Expected<SchedCluster> sched::parseInlineCluster(StringRef text) {
       continue;
     }
     if (key == "nic") {
-      if (value.getAsDouble(nicGbps) || nicGbps <= 0)
+      if (parseFinite(value, nicGbps) || nicGbps <= 0)
         return badInput("cluster '{0}': nic '{1}' is not a positive Gbit/s "
                         "figure",
                         text, value);

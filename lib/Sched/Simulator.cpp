@@ -11,6 +11,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "weft/Sched/Simulator.h"
+#include "ParseNumber.h"
 #include "weft/Sched/Admission.h"
 #include "weft/Sched/Network.h"
 #include "weft/Sched/Placement.h"
@@ -39,7 +40,7 @@ llvm::Expected<NodeFailure> sched::parseFailure(StringRef text,
   else
     when.consume_back("s");
   double time = 0;
-  if (when.getAsDouble(time) || time < 0)
+  if (parseFinite(when, time) || time < 0)
     return badInput("--fail '{0}': time '{1}' is not a non-negative number "
                     "of seconds (or hours with 'h')",
                     text, when);

@@ -21,6 +21,7 @@
 #include "llvm/Support/Format.h"
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/raw_ostream.h"
+#include <cmath>
 
 using namespace weft;
 using namespace weft::sched;
@@ -90,7 +91,7 @@ static cl::opt<bool> linearScaling(
     cl::cat(category));
 static cl::opt<double> maxTimeH("max-time",
                                 cl::desc("stop after this simulated time (h)"),
-                                cl::init(1e8), cl::cat(category));
+                                cl::init(1e6), cl::cat(category));
 
 static llvm::Error run() {
   if (clusterArg.empty())
@@ -129,6 +130,11 @@ static llvm::Error run() {
   options.deadlines = deadlines;
   options.checkInvariants = checkInvariantsArg;
   options.maxTimeS = maxTimeH * 3600;
+  for (double value :
+       {double(roundS), double(restartCostS), double(checkpointEveryS),
+        double(maxTimeH), double(knee)})
+    if (!std::isfinite(value))
+      return badInput("numeric options must be finite numbers");
   if (roundS <= 0 || restartCostS < 0 || checkpointEveryS < 0 ||
       maxTimeH <= 0 || knee < 0)
     return badInput("--round and --max-time must be positive; --restart-cost, "
