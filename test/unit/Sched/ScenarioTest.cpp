@@ -109,11 +109,10 @@ TEST(Scenario, MaxMinAlternatesRounds) {
   }
 }
 
-// With a 10 s restart cost the same alternation costs A 10 s when it
-// resumes at 720: 350 s of work in that round (3500 steps), 100 steps left
-// -> A' runs [1080,1440] paying 10 s (3500 steps, done at 1080+10+... no:
-// A' needs 7200-3600 = 3600 steps = 360 s > 350 s), so the tail repeats.
-// We only check the restart accounting and that both finish later.
+// With a 10 s restart cost the same alternation costs every resumed round
+// 10 s: A runs [0,360] (3600 steps, first start is free), A' [360,720]
+// (free), A resumes at 720 and does 3500 steps, so neither finishes by the
+// times above and each restart is counted.
 TEST(Scenario, RestartCostDelaysPreemptedJobs) {
   Scenario s("gpus:v100=1");
   s.add("A", 1, 7200, 0);
@@ -195,6 +194,25 @@ TEST(Scenario, HadarForkSumsCopies) {
   EXPECT_NEAR(r.jobs[0].finishS, 1000, 1e-6);
   SimResult plain = s.run("hadar");
   EXPECT_NEAR(plain.jobs[0].finishS, 1100, 1e-6);
+}
+
+// Hadar's prices steer: two V100s and two K80s; C0, C1 (C: 2.0 vs 1.9
+// steps/s, utility 0.95 on a K80) come first, then A (10 vs 1). Prices
+// p(y) = (L/2)(2/L)^y with L = 0.1 (A on a K80): C0 takes a V100
+// (1 - 0.05 > 0.95 - 0.05); with one V100 taken its price is
+// 0.05 * 20^0.5 = 0.224, so C1 takes a K80 (0.95 - 0.05 > 1 - 0.224);
+// A gets the last V100: 36000 steps / 10 = 3600 s. Greedy best-type
+// choice would have put A on a K80 (36000 s).
+TEST(Scenario, HadarPricesSteerToCheaperTypes) {
+  Scenario s("gpus:v100=2,k80=2,per-node=1");
+  s.add("C", 1, 1900, 0);
+  s.add("C", 1, 1900, 0);
+  s.add("A", 1, 36000, 0);
+  SimResult r = s.run("hadar");
+  EXPECT_NEAR(r.jobs[2].finishS, 3600, 1e-6);
+  // C0 on a V100 (1900 / 2 = 950 s), C1 on a K80 (1900 / 1.9 = 1000 s).
+  EXPECT_NEAR(r.jobs[0].finishS, 950, 1e-6);
+  EXPECT_NEAR(r.jobs[1].finishS, 1000, 1e-6);
 }
 
 // A job larger than the cluster is rejected at arrival and reported.

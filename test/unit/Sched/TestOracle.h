@@ -17,6 +17,7 @@ namespace test {
 inline const char *kTinyTable = R"json({
   "v100": {
     "('A', 1)": {"null": 10.0}, "('B', 1)": {"null": 2.0},
+    "('C', 1)": {"null": 2.0},
     "('E', 1)": {"null": 10.0}, "('E', 2)": {"null": 9.5},
     "('E', 4)": {"null": 4.8}, "('Big', 8)": {"null": 1.0}
   },
@@ -27,6 +28,7 @@ inline const char *kTinyTable = R"json({
   },
   "k80": {
     "('A', 1)": {"null": 1.0}, "('B', 1)": {"null": 1.0},
+    "('C', 1)": {"null": 1.9},
     "('E', 1)": {"null": 2.0}, "('E', 2)": {"null": 1.9},
     "('E', 4)": {"null": 0.9}, "('Big', 8)": {"null": 0.2}
   }
