@@ -8,7 +8,7 @@ using namespace weft::sched;
 
 std::string sched::knownPolicies() {
   return "fifo, maxmin-agnostic, gavel-maxmin, gavel-throughput, hadar, "
-         "crius, rubick";
+         "hadar-fork, crius, rubick";
 }
 
 llvm::Expected<std::unique_ptr<Policy>>
@@ -23,6 +23,11 @@ sched::createPolicy(llvm::StringRef name, const PolicyOptions &opts) {
     return createGavelThroughput();
   if (name == "hadar")
     return createHadar(opts);
+  if (name == "hadar-fork") {
+    PolicyOptions forking = opts;
+    forking.fork = true;
+    return createHadar(forking);
+  }
   if (name == "crius")
     return createCrius();
   if (name == "rubick")

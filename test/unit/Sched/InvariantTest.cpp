@@ -47,8 +47,9 @@ TEST(Invariants, HoldOnRandomTracesWithFailures) {
     for (unsigned f = 0; f < 3; ++f)
       options.failures.push_back(
           {unsigned(rng() % cluster->nodes.size()), double(rng() % 20000)});
-    for (const char *name : {"fifo", "maxmin-agnostic", "gavel-maxmin",
-                             "gavel-throughput", "hadar", "crius", "rubick"}) {
+    for (const char *name :
+         {"fifo", "maxmin-agnostic", "gavel-maxmin", "gavel-throughput",
+          "hadar", "hadar-fork", "crius", "rubick"}) {
       auto policy = createPolicy(name, {});
       ASSERT_TRUE(bool(policy));
       auto result = simulate(*workload, *cluster, rates, **policy, options);
