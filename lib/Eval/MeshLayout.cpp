@@ -17,15 +17,31 @@ llvm::Expected<MeshLayout> MeshLayout::get(mlir::ModuleOp module,
   layout.spec = &spec;
   layout.meshAttr = mesh;
   int64_t numNodes = mesh.getNumNodes();
-  if (numNodes != int64_t(spec.numNodes()))
-    return badInput("the plan's mesh has {0} nodes, the cluster '{1}' has {2}",
-                    numNodes, spec.name, spec.numNodes());
   int64_t perNode = mesh.getDevicesPerNode();
+  // Mesh node -> (cluster node, first local rank). One mesh node per
+  // cluster node (devices beyond the mesh's local size stay idle), or every
+  // cluster node cut into mesh nodes of `perNode` devices (docs/Evaluator.md).
+  std::vector<std::pair<unsigned, unsigned>> placement;
+  if (numNodes == int64_t(spec.numNodes())) {
+    for (unsigned n = 0; n < spec.numNodes(); ++n)
+      placement.push_back({n, 0});
+  } else {
+    for (unsigned n = 0; n < spec.numNodes(); ++n)
+      for (unsigned r = 0; r + perNode <= spec.nodes[n].numDevices;
+           r += perNode)
+        placement.push_back({n, r});
+    if (int64_t(placement.size()) != numNodes)
+      return badInput("the plan's mesh has {0} nodes of {1} devices; the "
+                      "cluster '{2}' has {3} nodes and cuts into {4} such",
+                      numNodes, perNode, spec.name, spec.numNodes(),
+                      placement.size());
+  }
   layout.axisSizes.push_back(numNodes);
   for (int64_t f : mesh.getLocal().asArrayRef())
     layout.axisSizes.push_back(f);
   for (int64_t n = 0; n < numNodes; ++n) {
-    const Node &node = spec.nodes[n];
+    auto [clusterNode, firstRank] = placement[n];
+    const Node &node = spec.nodes[clusterNode];
     DeviceClassAttr cls = mesh.getClassOfNode(n);
     if (int64_t(node.numDevices) < perNode)
       return badInput("mesh node {0} has {1} devices but cluster node '{2}' "
@@ -43,7 +59,7 @@ llvm::Expected<MeshLayout> MeshLayout::get(mlir::ModuleOp module,
         rest /= layout.axisSizes[a];
       }
       layout.coords.push_back(c);
-      layout.toCluster.push_back(node.firstDevice + l);
+      layout.toCluster.push_back(node.firstDevice + firstRank + l);
       layout.classOf.push_back(mesh.getClassIndexOfNode(n));
     }
   }

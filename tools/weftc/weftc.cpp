@@ -1,11 +1,13 @@
 //===- weftc.cpp - The Weft compiler driver -------------------------------===//
 //
-// weftc MODEL [--cluster SPEC] [-o DIR]: imports the model, prints what it
-// holds and costs (and, with a cluster, the lower bound of any plan). Plans
-// are synthesised only when -o is given.
+// weftc MODEL [--cluster SPEC] [--baselines] [-o DIR]: imports the model,
+// prints what it holds and costs (and, with a cluster, the lower bound of
+// any plan and, with --baselines, the baselines' estimates). Plans are
+// synthesised only when -o is given.
 //
 //===----------------------------------------------------------------------===//
 
+#include "BaselineReport.h"
 #include "mlir/IR/MLIRContext.h"
 #include "weft/Analysis/GraphCostModel.h"
 #include "weft/Analysis/ModelSummary.h"
@@ -48,6 +50,12 @@ struct Options {
       cl::desc("Profile DB written by weft-profile: measured kernel times "
                "replace the roofline where they exist"),
       cl::value_desc("db.json"), cl::cat(category)};
+  cl::opt<bool> baselines{
+      "baselines",
+      cl::desc("Build and estimate the baselines DP-EV, DP-CP and TP-DP "
+               "(needs --cluster); with -o, writes each plan to "
+               "DIR/baselines/<name>/plan.mlir"),
+      cl::cat(category)};
   cl::opt<bool> json{"json", cl::desc("Print the summary as JSON on stdout"),
                      cl::cat(category)};
   ImportFlags import{category};
@@ -153,6 +161,8 @@ int run(Options &opts) {
     return reportError("weftc", badInput("unknown --dtype '{0}' (expected "
                                          "fp32, bf16 or fp16)",
                                          opts.dtype.getValue()));
+  if (opts.baselines && opts.cluster.empty())
+    return reportError("weftc", badInput("--baselines needs --cluster"));
   std::optional<ClusterSpec> spec;
   if (!opts.cluster.empty()) {
     auto loaded = loadClusterSpec(opts.cluster);
@@ -189,10 +199,22 @@ int run(Options &opts) {
     view.emplace(viewOnCluster(**module, *spec, *dtype, db ? &*db : nullptr));
   const ClusterView *viewPtr = view ? &*view : nullptr;
   llvm::json::Value json = toJSONReport(opts, report, *io, summary, viewPtr);
-  if (opts.json)
+  std::vector<BaselineRow> baselines;
+  if (opts.baselines) {
+    auto rows = estimateBaselines(**module, *spec, *dtype, db ? &*db : nullptr,
+                                  summary.trainingFlops());
+    if (!rows)
+      return reportError("weftc", rows.takeError());
+    baselines = std::move(*rows);
+    json.getAsObject()->try_emplace("baselines", toJSON(baselines));
+  }
+  if (opts.json) {
     llvm::outs() << llvm::formatv("{0:2}", json) << "\n";
-  else
+  } else {
     printText(opts, report, *io, summary, viewPtr);
+    if (opts.baselines)
+      printBaselines(baselines, opts.dtype, llvm::outs());
+  }
 
   if (opts.outDir.empty())
     return ExitSuccess;
@@ -212,6 +234,8 @@ int run(Options &opts) {
             os << llvm::formatv("{0:2}", json) << "\n";
           }))
     return reportError("weftc", std::move(err));
+  if (auto err = writeBaselinePlans(baselines, opts.outDir))
+    return reportError("weftc", std::move(err));
   llvm::errs() << "weftc: wrote " << graphPath << " and " << summaryPath
                << "; plan synthesis is not implemented yet\n";
   return ExitSuccess;
@@ -229,6 +253,11 @@ int main(int argc, char **argv) {
       "  weftc model.onnx [--cluster spec.yaml] [--global-batch N]\n"
       "      prints the model summary (ops, parameters, activations, training\n"
       "      FLOPs) and, with a cluster, the lower bound of any plan.\n"
+      "  weftc model.onnx --cluster spec.yaml --baselines [-o dir]\n"
+      "      also builds the baselines DP-EV, DP-CP and TP-DP as spmd plans "
+      "and\n"
+      "      prints their estimated step time, memory and communication "
+      "share.\n"
       "  weftc --cluster spec.yaml\n"
       "      prints the cluster: devices, classes, peak FLOP/s.\n\n"
       "Exit codes: 0 success, 1 bad input, 2 no feasible plan, 3 verification\n"

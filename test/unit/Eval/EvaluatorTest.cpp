@@ -170,7 +170,43 @@ TEST(EvaluatorTest, MeshMustMatchCluster) {
   auto estimate = evaluatePlan(*module, spec);
   ASSERT_FALSE(bool(estimate));
   EXPECT_EQ(llvm::toString(estimate.takeError()),
-            "the plan's mesh has 1 nodes, the cluster 'toy-2' has 2");
+            "the plan's mesh has 1 nodes of 1 devices; the cluster 'toy-2' "
+            "has 2 nodes and cuts into 2 such");
+}
+
+TEST(EvaluatorTest, ClusterNodesCutIntoMeshNodes) {
+  // A node of two Fast devices and one of one Slow device: a mesh of one
+  // device per node has three nodes, the first two on cluster node a.
+  std::string cluster = kToyCluster;
+  cluster.replace(
+      cluster.find("{name: a, type: Fast, devices: 1}"),
+      std::string("{name: a, type: Fast, devices: 1}").size(),
+      "{name: a, type: Fast, devices: 2, intra_bandwidth: 10 GB/s}");
+  auto spec = parseClusterSpec(cluster, "toy-3.yaml");
+  ASSERT_TRUE(bool(spec)) << llvm::toString(spec.takeError());
+  mlir::MLIRContext ctx;
+  auto module = parsePlan(
+      ctx, R"(module attributes {spmd.mesh = #spmd.mesh<local = [1], classes = [
+    #spmd.device_class<type = "Fast", peak_gflops = 10000, memory_mb = 16000, nodes = [0, 1]>,
+    #spmd.device_class<type = "Slow", peak_gflops = 5000, memory_mb = 8000, nodes = [2]>]>} {
+  func.func @main() {
+    %w = spmd.parameter "w" {strategy = "replicated"} : tensor<1000xf32> -> #spmd.dist<[id, id]>
+    return
+  }
+})");
+  ASSERT_TRUE(module);
+  auto estimate = evaluatePlan(*module, *spec);
+  ASSERT_TRUE(bool(estimate)) << llvm::toString(estimate.takeError());
+  ASSERT_EQ(estimate->memory.size(), 3u);
+  EXPECT_EQ(estimate->memory[1].clusterDevice, 1u);
+  EXPECT_EQ(estimate->memory[2].clusterDevice, 2u);
+  EXPECT_EQ(estimate->memory[2].type, "Slow");
+  // The 4000 B gradient sync takes the faster of a ring (4 rounds of
+  // 4000/3 B, each 1e-5 + 1333/1e9 s = 4.5333e-5 s) and the hierarchical
+  // all-reduce: reduce-scatter and all-gather inside node a (1 round of
+  // 2000 B at 1e10 B/s each, no latency given: 2·2e-7 s) plus 2 rounds of
+  // 4000/2 B across the nodes (2·(1e-5 + 2e-6) s) = 2.44e-5 s.
+  EXPECT_NEAR(estimate->commSeconds, 2 * 2e-7 + 2 * (1e-5 + 2e-6), 1e-12);
 }
 
 } // namespace

@@ -1,0 +1,42 @@
+//===- BaselineReport.h - weftc --baselines ------------------------*- C++
+//-*-===//
+//
+// Builds the baselines as spmd plans, scores them with the evaluator and
+// reports them beside the lower bound.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef WEFT_TOOLS_WEFTC_BASELINEREPORT_H
+#define WEFT_TOOLS_WEFTC_BASELINEREPORT_H
+
+#include "weft/Baselines/Baselines.h"
+#include "weft/Eval/Evaluator.h"
+#include <vector>
+
+namespace weft {
+
+struct BaselineRow {
+  std::string name, strategy;
+  PlanEstimate estimate;
+  mlir::OwningOpRef<mlir::ModuleOp> plan;
+  /// The lower bound of any plan, seconds.
+  double boundSeconds = 0;
+};
+
+llvm::Expected<std::vector<BaselineRow>>
+estimateBaselines(mlir::ModuleOp graph, const ClusterSpec &spec, DType dtype,
+                  const ProfileDB *db, double trainingFlops);
+
+/// One row per baseline and one for the bound, every figure with its unit.
+void printBaselines(const std::vector<BaselineRow> &rows, llvm::StringRef dtype,
+                    llvm::raw_ostream &os);
+
+llvm::json::Value toJSON(const std::vector<BaselineRow> &rows);
+
+/// Writes DIR/baselines/<name>/plan.mlir and estimate.json.
+llvm::Error writeBaselinePlans(const std::vector<BaselineRow> &rows,
+                               llvm::StringRef outDir);
+
+} // namespace weft
+
+#endif // WEFT_TOOLS_WEFTC_BASELINEREPORT_H
