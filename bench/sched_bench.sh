@@ -13,7 +13,7 @@ OUT=${2:-$BUILD/bench-sched}
 SCHED=$BUILD/bin/weft-sched
 TABLE=../shared/data/gavel/simulation_throughputs.json
 RATES=${RATES:-"1 2 3"}
-POLICIES=fifo,maxmin-agnostic,gavel-maxmin,gavel-throughput,hadar,crius,rubick
+POLICIES=fifo,maxmin-agnostic,gavel-maxmin,gavel-throughput,hadar,hadar-fork,crius,rubick
 mkdir -p "$OUT"
 
 for rate in $RATES; do
