@@ -1,0 +1,88 @@
+//===- StepComposition.cpp - Steps into a step time and memory -----------===//
+//
+// Σ over steps of (max compute + max communication) + optimizer, the
+// overlap of gradient sync with backward compute, and per-device memory.
+//
+//===----------------------------------------------------------------------===//
+
+#include "PlanEvaluator.h"
+
+using namespace weft;
+using namespace weft::eval;
+
+void PlanEvaluator::closeStep(llvm::StringRef label) {
+  StepEstimate s;
+  s.label = label.str();
+  std::vector<double> total(n);
+  for (unsigned d = 0; d < n; ++d)
+    total[d] = step.forward[d] + step.backward[d];
+  s.computeSeconds = maxOf(total);
+  s.backwardSeconds = maxOf(step.backward);
+  s.commSeconds = maxOf(step.comm);
+  s.gradientSyncSeconds = maxOf(step.sync);
+  s.dualSeconds = maxOf(step.dual);
+  out.steps.push_back(std::move(s));
+  step = StepAccumulator(n);
+}
+
+PlanEstimate PlanEvaluator::finish() {
+  // Optimizer: an elementwise pass over the state each device updates.
+  double p = parameterBytesPerElement(options.dtype);
+  double g = gradientBytesPerElement(options.dtype);
+  double o = optimizerBytesPerElement(options.optimizer, options.dtype);
+  double flopsPerElement = options.optimizer == Optimizer::Adam       ? 12
+                           : options.optimizer == Optimizer::Momentum ? 4
+                                                                      : 2;
+  std::vector<double> update(n);
+  for (unsigned d = 0; d < n; ++d) {
+    OpWork work{OpClass::Elementwise, flopsPerElement * optimizerElements[d],
+                optimizerElements[d] * (2 * p + g + 2 * o)};
+    update[d] =
+        opTime(layout.typeOf(d), options.dtype, work, options.profile).seconds;
+  }
+  double updateSeconds = maxOf(update), gatherSeconds = maxOf(afterUpdate);
+  out.optimizerSeconds = updateSeconds + gatherSeconds;
+
+  double sync = 0, critical = 0;
+  for (const StepEstimate &s : out.steps) {
+    out.computeSeconds += s.computeSeconds;
+    out.commSeconds += s.commSeconds;
+    sync += s.gradientSyncSeconds;
+    critical += s.computeSeconds + s.commSeconds - s.gradientSyncSeconds;
+  }
+  out.commSeconds += gatherSeconds;
+  out.exposedGradientSyncSeconds = sync;
+  if (options.overlapGradientSync) {
+    // Backward runs the steps in reverse; a step's gradient sync may start
+    // once its backward is done and runs on one channel in that order.
+    double t = 0, channel = 0;
+    for (const StepEstimate &s : llvm::reverse(out.steps)) {
+      t += s.backwardSeconds + s.dualSeconds;
+      if (s.gradientSyncSeconds > 0)
+        channel = std::max(channel, t) + s.gradientSyncSeconds;
+    }
+    out.exposedGradientSyncSeconds = std::max(0.0, channel - t);
+  }
+  out.stepSeconds =
+      critical + out.exposedGradientSyncSeconds + out.optimizerSeconds;
+  double commCritical = out.stepSeconds - out.computeSeconds - updateSeconds;
+  out.commShare = out.stepSeconds > 0 ? commCritical / out.stepSeconds : 0;
+
+  for (unsigned d = 0; d < n; ++d) {
+    MemoryCounts c = counts[d];
+    c.keptActivationElements = kept[d] / bytesPerElement(options.dtype);
+    DeviceMemoryEstimate m;
+    m.device = d;
+    m.clusterDevice = layout.clusterDevice(d);
+    m.type = layout.typeOf(d).name;
+    m.terms = deviceMemory(c, options.dtype, options.optimizer);
+    m.transientBytes = transient[d];
+    m.capacityBytes = layout.typeOf(d).memoryBytes();
+    m.fits =
+        m.peakBytes() <= m.capacityBytes * (1 - options.reservedMemoryFraction);
+    out.fits &= m.fits;
+    out.peakMemoryBytes = std::max(out.peakMemoryBytes, m.peakBytes());
+    out.memory.push_back(std::move(m));
+  }
+  return std::move(out);
+}
