@@ -236,15 +236,18 @@ llvm::Expected<BaselinePlan> weft::buildBaseline(BaselineKind kind,
         llvm::formatv("data parallel x{0}, batch by peak FLOP/s", devices);
     break;
   case BaselineKind::TPDP:
-    out.strategy =
-        degree > 1
-            ? llvm::formatv("tensor parallel x{0} in nodes, data parallel x{1}",
-                            degree, devices / degree)
-                  .str()
-            : llvm::formatv("no tensor-parallel split found: data parallel "
-                            "x{0}, even batch",
-                            devices)
-                  .str();
+    if (degree > 1)
+      out.strategy =
+          llvm::formatv("tensor parallel x{0} in nodes, data parallel x{1}",
+                        degree, devices / degree);
+    else if (roles.parameters.empty())
+      out.strategy = llvm::formatv(
+          "no tensor-parallel split found: data parallel x{0}, even batch",
+          devices);
+    else
+      out.strategy = llvm::formatv("tensor-parallel degree 1 ({0} device(s) "
+                                   "per node): data parallel x{1}, even batch",
+                                   perNode, devices);
     break;
   }
   return out;
