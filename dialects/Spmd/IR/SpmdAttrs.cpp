@@ -5,6 +5,8 @@
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/DialectImplementation.h"
 #include "llvm/ADT/TypeSwitch.h"
+#include "llvm/Support/Format.h"
+#include "llvm/Support/FormatVariadic.h"
 
 using namespace mlir;
 using namespace weft::spmd;
@@ -39,6 +41,35 @@ llvm::raw_ostream &weft::spmd::operator<<(llvm::raw_ostream &os,
     return os << "max";
   }
   return os;
+}
+
+void weft::spmd::printRatios(AsmPrinter &printer, DenseF64ArrayAttr ratios) {
+  printer << "[";
+  llvm::interleaveComma(
+      ratios.asArrayRef(), printer.getStream(), [&](double r) {
+        std::string text = llvm::formatv("{0}", llvm::format("%.17g", r)).str();
+        // Keep it a float literal ("0" would parse as an
+        // integer).
+        if (llvm::StringRef(text).find_first_of(".eEn") ==
+            llvm::StringRef::npos)
+          text += ".0";
+        printer.getStream() << text;
+      });
+  printer << "]";
+}
+
+FailureOr<DenseF64ArrayAttr> weft::spmd::parseRatios(AsmParser &parser) {
+  SmallVector<double> values;
+  if (parser.parseCommaSeparatedList(AsmParser::Delimiter::Square,
+                                     [&]() -> ParseResult {
+                                       double v;
+                                       if (parser.parseFloat(v))
+                                         return failure();
+                                       values.push_back(v);
+                                       return success();
+                                     }))
+    return failure();
+  return DenseF64ArrayAttr::get(parser.getContext(), values);
 }
 
 //===----------------------------------------------------------------------===//

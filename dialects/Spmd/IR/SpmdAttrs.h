@@ -46,6 +46,11 @@ llvm::raw_ostream &operator<<(llvm::raw_ostream &os, const AxisDist &d);
 /// The same as a string, for diagnostics.
 std::string str(const AxisDist &d);
 
+/// Prints ratios as `[r0, r1, ...]` with 17 significant digits.
+void printRatios(mlir::AsmPrinter &printer, mlir::DenseF64ArrayAttr ratios);
+/// Parses what printRatios prints.
+mlir::FailureOr<mlir::DenseF64ArrayAttr> parseRatios(mlir::AsmParser &parser);
+
 } // namespace weft::spmd
 
 #define GET_ATTRDEF_CLASSES

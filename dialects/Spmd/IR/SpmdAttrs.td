@@ -79,6 +79,15 @@ def Spmd_MeshAttr : Spmd_Attr<"Mesh", "mesh"> {
   }];
 }
 
+// Ratios print with full precision (17 significant digits): the verifier
+// checks their sum to 1e-9, which the default 7-digit printing would break
+// on re-parse.
+def Spmd_RatiosParameter
+    : AttrParameter<"::mlir::DenseF64ArrayAttr", "ratios, printed exactly"> {
+  let printer = "::weft::spmd::printRatios($_printer, $_self)";
+  let parser = "::weft::spmd::parseRatios($_parser)";
+}
+
 def Spmd_SegmentAttr : Spmd_Attr<"Segment", "segment"> {
   let summary = "a class of tensor dims split with one ratio vector";
   let description = [{
@@ -99,7 +108,7 @@ def Spmd_SegmentAttr : Spmd_Attr<"Segment", "segment"> {
     ```
   }];
   let parameters = (ins "int64_t":$id, "int64_t":$extent,
-                        "::mlir::DenseF64ArrayAttr":$ratios,
+                        Spmd_RatiosParameter:$ratios,
                         OptionalParameter<"::mlir::DenseI64ArrayAttr">:$sizes,
                         DefaultValuedParameter<"int64_t", "1">:$align);
   let assemblyFormat = "`<` struct(params) `>`";
