@@ -215,3 +215,27 @@ func.func @main(%x: tensor<1x2xf32> {graph.input = "x"}, %y: tensor<1xi64> {grap
   ASSERT_FALSE(bool(interp.forward(*b)));
   EXPECT_EQ(interp.getLoss(), -6.0); // −(2 + 4)
 }
+
+// bf16 results are rounded after every op: 1 + 2⁻⁸ is a tie that rounds to
+// 1 and 2 + 2⁻⁸ rounds to 2, so the sum is 3 (in f32 it would be 3.0078125).
+TEST_F(InterpreterTest, BF16ResultsAreRounded) {
+  mlir::func::FuncOp main = parse(R"mlir(
+func.func @main() -> tensor<f32> {
+  %a = graph.parameter "a" {value = dense<[1.0, 2.0]> : tensor<2xbf16>} : tensor<2xbf16>
+  %c = graph.constant dense<0.00390625> : tensor<bf16> : tensor<bf16>
+  %s = graph.add %a, %c : (tensor<2xbf16>, tensor<bf16>) -> tensor<2xbf16>
+  %f = graph.cast %s : tensor<2xbf16> -> tensor<2xf32>
+  %r = graph.reduce_sum %f {axes = array<i64: 0>, keepdims = false} : tensor<2xf32> -> tensor<f32>
+  return %r : tensor<f32>
+}
+)mlir");
+  ASSERT_TRUE(main);
+  auto b = makeBindings(main, {});
+  ASSERT_TRUE(bool(b));
+  GraphInterpreter interp(main);
+  ASSERT_FALSE(bool(interp.forward(*b)));
+  EXPECT_EQ(interp.getLoss(), 3.0);
+  ASSERT_FALSE(bool(interp.backward()));
+  const Tensor &da = interp.getParameterGradients().find("a")->second;
+  EXPECT_EQ(da.floats()[0], 1.0f);
+}
