@@ -42,9 +42,10 @@ std::vector<int64_t> sampleElements(const Tensor &grad, llvm::StringRef name,
       largest = i;
   picks.push_back(largest);
   uint64_t stream = streamOf(("check:" + name).str());
-  for (uint64_t k = 0;
-       picks.size() < std::min<int64_t>(options.elementsPerParameter, n) &&
-       k < 16 * options.elementsPerParameter;
+  int64_t want = std::min<int64_t>(options.elementsPerParameter, n);
+  // A bounded number of draws: small parameters may repeat indices.
+  for (uint64_t k = 0; int64_t(picks.size()) < want &&
+                       k < 16 * uint64_t(options.elementsPerParameter);
        ++k) {
     int64_t i = int64_t(uniform01(options.seed, stream, k) * double(n));
     if (std::find(picks.begin(), picks.end(), i) == picks.end())
