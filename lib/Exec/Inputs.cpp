@@ -76,11 +76,10 @@ Tensor randomTensor(mlir::RankedTensorType type, mlir::Value v,
   int64_t n = t.getNumElements();
   if (t.isFloat()) {
     Role role = byRole ? roleOf(v) : Role::Weight;
-    for (int64_t i = 0; i < n; ++i)
-      t.floats()[i] = role == Role::One ? 1.0f
-                      : role == Role::Zero
-                          ? 0.0f
-                          : float(floatStd * standardNormal(seed, stream, i));
+    if (role == Role::Weight)
+      fillNormal(t.floats(), n, seed, stream, floatStd);
+    else
+      std::fill_n(t.floats(), n, role == Role::One ? 1.0f : 0.0f);
     t.convertTo(*et);
     return t;
   }

@@ -30,10 +30,28 @@ double weft::exec::uniform01(uint64_t seed, uint64_t stream, uint64_t index) {
   return double(randomBits(seed, stream, index) >> 11) * 0x1.0p-53;
 }
 
+/// The Box-Muller pair of normals at indices 2k and 2k + 1.
+static std::pair<double, double> normalPair(uint64_t seed, uint64_t stream,
+                                            uint64_t k) {
+  // 1 − u keeps the logarithm's argument in (0, 1].
+  double u1 = 1.0 - uniform01(seed, stream, 2 * k);
+  double u2 = uniform01(seed, stream, 2 * k + 1);
+  double r = std::sqrt(-2.0 * std::log(u1)), theta = 2.0 * M_PI * u2;
+  return {r * std::cos(theta), r * std::sin(theta)};
+}
+
 double weft::exec::standardNormal(uint64_t seed, uint64_t stream,
                                   uint64_t index) {
-  // 1 − u keeps the logarithm's argument in (0, 1].
-  double u1 = 1.0 - uniform01(seed, stream, 2 * index);
-  double u2 = uniform01(seed, stream, 2 * index + 1);
-  return std::sqrt(-2.0 * std::log(u1)) * std::cos(2.0 * M_PI * u2);
+  auto [even, odd] = normalPair(seed, stream, index / 2);
+  return index % 2 ? odd : even;
+}
+
+void weft::exec::fillNormal(float *out, int64_t n, uint64_t seed,
+                            uint64_t stream, double scale) {
+  for (int64_t i = 0; i < n; i += 2) {
+    auto [even, odd] = normalPair(seed, stream, uint64_t(i) / 2);
+    out[i] = float(scale * even);
+    if (i + 1 < n)
+      out[i + 1] = float(scale * odd);
+  }
 }

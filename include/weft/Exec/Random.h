@@ -23,8 +23,13 @@ uint64_t streamOf(llvm::StringRef name);
 uint64_t randomBits(uint64_t seed, uint64_t stream, uint64_t index);
 /// Uniform in [0, 1) with 53 random bits.
 double uniform01(uint64_t seed, uint64_t stream, uint64_t index);
-/// Standard normal (Box-Muller over the uniforms at 2·index and 2·index+1).
+/// Standard normal. Box-Muller turns the uniforms at 2k and 2k + 1 into
+/// the normals at indices 2k (cosine) and 2k + 1 (sine).
 double standardNormal(uint64_t seed, uint64_t stream, uint64_t index);
+/// out[i] = scale · standardNormal(seed, stream, i) for i < n, computing
+/// each Box-Muller pair once.
+void fillNormal(float *out, int64_t n, uint64_t seed, uint64_t stream,
+                double scale);
 
 } // namespace weft::exec
 

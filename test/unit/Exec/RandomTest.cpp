@@ -31,3 +31,10 @@ TEST(RandomTest, MomentsOfUniformAndNormal) {
   EXPECT_NEAR(sn / n, 0.0, 0.045);
   EXPECT_NEAR(sn2 / n, 1.0, 0.06);
 }
+
+TEST(RandomTest, FillNormalMatchesStandardNormal) {
+  float out[5];
+  fillNormal(out, 5, 3, 4, 2.0);
+  for (int i = 0; i < 5; ++i)
+    EXPECT_EQ(out[i], float(2.0 * standardNormal(3, 4, i))) << i;
+}
