@@ -106,7 +106,7 @@ std::vector<double> batchRatios(const ClusterSpec &spec,
   }
   for (double &w : weight)
     w /= total;
-  return printableRatios(weight, mesh.shape.devicesPerClass);
+  return weight;
 }
 
 } // namespace

@@ -25,64 +25,6 @@ std::vector<int64_t> baselines::largestRemainder(llvm::ArrayRef<double> shares,
   return out;
 }
 
-std::vector<double>
-baselines::printableRatios(llvm::ArrayRef<double> ratios,
-                           llvm::ArrayRef<int64_t> devicesPerClass) {
-  // Every ratio on the grid of its own 7th significant digit; the finest
-  // grid (10^-digits) is the common unit, so the sum is exact in integers.
-  double smallest = 1;
-  for (double r : ratios)
-    if (r > 0)
-      smallest = std::min(smallest, r);
-  int digits = 6 - int(std::floor(std::log10(smallest)));
-  if (digits > 15)
-    return ratios.vec();
-  int64_t one = int64_t(std::llround(std::pow(10.0, digits)));
-  size_t n = ratios.size();
-  std::vector<int64_t> step(n), units(n);
-  for (size_t c = 0; c < n; ++c) {
-    int exponent = ratios[c] > 0 ? int(std::floor(std::log10(ratios[c]))) : 0;
-    int64_t grid = int64_t(
-        std::llround(std::pow(10.0, std::max(0, exponent - 6 + digits))));
-    step[c] = grid;
-    units[c] = std::llround(ratios[c] * double(one) / double(grid)) * grid;
-  }
-  auto residual = [&] {
-    int64_t sum = 0;
-    for (size_t c = 0; c < n; ++c)
-      sum += units[c] * devicesPerClass[c];
-    return one - sum;
-  };
-  // Absorb the residual in the classes with the finest steps.
-  std::vector<size_t> order(n);
-  std::iota(order.begin(), order.end(), 0);
-  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
-    return step[a] * devicesPerClass[a] < step[b] * devicesPerClass[b];
-  });
-  for (size_t c : order) {
-    int64_t quantum = step[c] * devicesPerClass[c];
-    units[c] += residual() / quantum * step[c];
-  }
-  if (residual() != 0 && n >= 2) {
-    // Trade units between the two finest classes.
-    size_t a = order[0], b = order[1];
-    for (int64_t j = -1000; j <= 1000 && residual() != 0; ++j) {
-      int64_t left = residual() - j * step[b] * devicesPerClass[b];
-      int64_t quantum = step[a] * devicesPerClass[a];
-      if (left % quantum == 0) {
-        units[b] += j * step[b];
-        units[a] += left / quantum * step[a];
-      }
-    }
-  }
-  if (residual() != 0 || llvm::any_of(units, [](int64_t u) { return u < 0; }))
-    return ratios.vec();
-  std::vector<double> out(n);
-  for (size_t c = 0; c < n; ++c)
-    out[c] = double(units[c]) / double(one);
-  return out;
-}
-
 int64_t SegmentTable::get(int64_t extent, llvm::ArrayRef<double> ratios,
                           uint32_t axes, int64_t align) {
   if (extent % align)

@@ -57,13 +57,6 @@ private:
   std::map<std::tuple<int64_t, int64_t, int64_t>, int64_t> byDerivation;
 };
 
-/// Ratios per class that print exactly with the 7 significant digits the
-/// spmd dialect prints f64 arrays with and still sum to 1 over the devices
-/// (so plans re-verify after a round trip); `ratios` unchanged when no such
-/// decimal solution is found near them.
-std::vector<double> printableRatios(llvm::ArrayRef<double> ratios,
-                                    llvm::ArrayRef<int64_t> devicesPerClass);
-
 /// Largest-remainder rounding of `shares` (summing to `total`) to integers
 /// summing to `total`; ties go to the lower index.
 std::vector<int64_t> largestRemainder(llvm::ArrayRef<double> shares,
