@@ -25,7 +25,7 @@ config.substitutions.append(
 config.substitutions.append(("%syspython", "/usr/bin/python3"))
 
 llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
-tools = ["weftc", "weft-opt", "weft-translate", "weft-zoo", "weft-sched"]
+tools = ["weftc", "weft-opt", "weft-translate", "weft-zoo", "weft-sched", "weft-run"]
 llvm_config.add_tool_substitutions(
     [ToolSubst(t, unresolved="ignore") for t in tools], [config.weft_tools_dir])
 
