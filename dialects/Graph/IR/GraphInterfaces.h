@@ -74,7 +74,9 @@ struct RecipeAllReduce {
 /// One way to compute an op on distributed operands along ONE mesh axis
 /// (DESIGN.md §3.3). Every Gather layout of a variant is split with one
 /// ratio vector: a device holding the fraction r of the axis holds
-/// r · extent of each split dim (a multiple of its `align`).
+/// r · extent of each split dim (a multiple of its `align`). Collect
+/// variants in a `SmallVector<ShardingVariant, 8>`: the struct is larger
+/// than SmallVector's default inline budget allows.
 struct ShardingVariant {
   /// The recipe, `<op>.<recipe>` (e.g. `matmul.split-contraction`); the
   /// `variant` of an `spmd.local` and the key of docs/ShardingRules.md.
