@@ -3,13 +3,16 @@
 // The model of docs/Ratios.md §Integerize: per (segment, class) a base size q
 // and a count r of devices holding one unit more; the LP's rows with the
 // ratios replaced by sizes / extent; z3::optimize minimises the same
-// objective, bounded above by the largest-remainder rounding (the incumbent).
+// objective, bounded above by the largest-remainder rounding (the incumbent),
+// separately on each independent component of segments.
 // Z3 throws; every z3::exception is caught here and becomes an llvm::Error.
 //
 //===----------------------------------------------------------------------===//
 
 #include "weft/Ratio/Integerize.h"
+#include "Components.h"
 #include "CostKey.h"
+#include "LocalSearch.h"
 #include "Z3Numbers.h"
 #include "weft/Ratio/Objective.h"
 #include "weft/Ratio/StepCollapse.h"
@@ -25,10 +28,13 @@ namespace {
 /// model serves z3::optimize and the infeasibility explanation.
 class IntegerModel {
 public:
-  IntegerModel(const RatioProblem &p, const IntegerizeOptions &options,
+  /// `window`: base sizes within this many units of the LP's per-device
+  /// target (0: anywhere).
+  IntegerModel(const RatioProblem &p, const Ratios &ratios,
+               const IntegerizeOptions &options, int64_t window,
                z3::context &ctx)
-      : p(p), options(options), ctx(ctx), structure(ctx), timeRows(ctx),
-        objective(ctx.real_val(0)) {}
+      : p(p), ratios(ratios), options(options), window(window), ctx(ctx),
+        structure(ctx), timeRows(ctx), objective(ctx.real_val(0)) {}
 
   void build();
   /// Sizes of the model's solution.
@@ -56,7 +62,9 @@ private:
   void chooseQuantum();
 
   const RatioProblem &p;
+  const Ratios &ratios;
   const IntegerizeOptions &options;
+  int64_t window;
   z3::context &ctx;
   /// [segment][class]: base units, devices with one unit more, and the
   /// largest and smallest device's units.
@@ -90,7 +98,7 @@ void IntegerModel::chooseQuantum() {
                                           (p.numDevices() + 1));
     }
   if (largest > 0)
-    quantum = std::ldexp(1.0, std::ilogb(largest) - 40);
+    quantum = std::ldexp(1.0, std::ilogb(largest) - 20);
 }
 
 void IntegerModel::addShareVariables() {
@@ -110,7 +118,13 @@ void IntegerModel::addShareVariables() {
       int64_t count = p.classes[c].count;
       z3::expr q = ctx.int_const(("q" + suffix).c_str());
       z3::expr r = ctx.int_const(("r" + suffix).c_str());
-      structure.push_back(q >= 0 && q <= ctx.int_val(total));
+      int64_t lo = 0, hi = total;
+      if (window > 0) {
+        double target = ratios[s][c] * total;
+        lo = std::max<int64_t>(lo, int64_t(std::floor(target)) - window);
+        hi = std::min<int64_t>(hi, int64_t(std::ceil(target)) + window);
+      }
+      structure.push_back(q >= ctx.int_val(lo) && q <= ctx.int_val(hi));
       structure.push_back(r >= 0 && r <= ctx.int_val(count - 1));
       z3::expr classUnits = ctx.int_val(count) * q + r;
       sum = sum + classUnits;
@@ -122,8 +136,12 @@ void IntegerModel::addShareVariables() {
       }
       base.back().push_back(q);
       larger.back().push_back(r);
-      high.back().push_back(q +
-                            z3::ite(r >= 1, ctx.int_val(1), ctx.int_val(0)));
+      // b = 1 exactly when some device holds one unit more (r ≥ 1).
+      z3::expr b = ctx.int_const(("b" + suffix).c_str());
+      structure.push_back(b >= 0 && b <= 1 && r >= b &&
+                          r <=
+                              ctx.int_val(std::max<int64_t>(count - 1, 0)) * b);
+      high.back().push_back(q + b);
       low.back().push_back(q);
     }
     structure.push_back(sum == ctx.int_val(total));
@@ -270,75 +288,131 @@ static llvm::Error explainNoSizes(const RatioProblem &p, IntegerModel &model,
                    "together");
 }
 
+namespace {
+/// Sizes of one component and whether Z3 proved them optimal.
+struct ComponentSizes {
+  std::vector<std::vector<std::vector<int64_t>>> sizes;
+  bool proved = false;
+};
+} // namespace
+
+/// Runs z3::optimize on one model; `std::nullopt` plan when unsat/unknown.
+static llvm::Expected<std::optional<IntegerPlan>>
+runOptimize(const RatioProblem &p, const Ratios &ratios,
+            const IntegerizeOptions &options, int64_t window,
+            double incumbentCost, bool &unsat) {
+  z3::context ctx;
+  IntegerModel model(p, ratios, options, window, ctx);
+  model.build();
+  z3::optimize opt(ctx);
+  z3::params params(ctx);
+  params.set("rlimit", options.resourceLimit);
+  opt.set(params);
+  opt.add(model.structure);
+  opt.add(model.timeRows);
+  for (const auto &row : model.memoryRows)
+    if (row)
+      opt.add(*row);
+  // The incumbent bounds the search (slack for the quantum's rounding).
+  if (std::isfinite(incumbentCost))
+    opt.add(
+        model.objective <=
+        exactReal(ctx, std::ceil(incumbentCost / model.quantum * (1 + 1e-9)) +
+                           p.steps.size() + 1));
+  opt.minimize(model.objective);
+  z3::check_result result = opt.check();
+  unsat = result == z3::unsat;
+  if (result != z3::sat)
+    return std::nullopt;
+  IntegerPlan plan = model.read(opt.get_model());
+  plan.provedOptimal = true;
+  return plan;
+}
+
+/// Optimises one independent component: the rounding, improved by local
+/// search, is the incumbent that bounds Z3's search.
+static llvm::Expected<ComponentSizes>
+optimizeComponent(const RatioProblem &p, const Ratios &ratios,
+                  const IntegerizeOptions &options) {
+  IntegerPlan rounded = roundLargestRemainder(p, ratios, options);
+  bool roundedFits = fitsMemory(p, rounded);
+  double roundedCost = INFINITY;
+  if (roundedFits)
+    roundedCost = improveLocally(p, rounded);
+  bool unsat = false;
+  auto found =
+      runOptimize(p, ratios, options, options.window, roundedCost, unsat);
+  if (!found)
+    return found.takeError();
+  // No sizes near the LP's (memory): search every size before giving up.
+  if (!*found && unsat && options.window > 0 && !roundedFits) {
+    found = runOptimize(p, ratios, options, 0, roundedCost, unsat);
+    if (!found)
+      return found.takeError();
+  }
+  ComponentSizes result;
+  if (*found && (!roundedFits || planCost(p, **found) <= roundedCost)) {
+    result.sizes = (*found)->sizes;
+    result.proved = true;
+    return result;
+  }
+  if (roundedFits) {
+    // Resource limit, or the quantum hid a tie: keep the incumbent.
+    result.sizes = rounded.sizes;
+    result.proved = bool(*found);
+    return result;
+  }
+  if (unsat) {
+    z3::context ctx;
+    IntegerModel model(p, ratios, options, 0, ctx);
+    model.build();
+    return explainNoSizes(p, model, ctx);
+  }
+  return makeError(ExitInfeasible,
+                   "integer shard sizes: Z3 reached its resource limit ({0}) "
+                   "with no plan that fits in memory",
+                   options.resourceLimit);
+}
+
 llvm::Expected<IntegerPlan>
 weft::ratio::integerize(const RatioProblem &problem,
                         const RatioSolution &solution,
                         const IntegerizeOptions &options) {
   if (llvm::Error err = problem.check())
     return std::move(err);
-  if (options.align < 1)
-    return badInput("--align {0}, expected a positive number of elements",
-                    options.align);
+  if (options.align < 1 || options.window < 0)
+    return badInput("--align {0} and window {1}, expected align >= 1 and "
+                    "window >= 0",
+                    options.align, options.window);
   if (solution.ratios.size() != problem.segments.size())
     return badInput("solution has ratios for {0} segments, expected {1}",
                     solution.ratios.size(), problem.segments.size());
 
-  IntegerPlan rounded =
-      roundLargestRemainder(problem, solution.ratios, options);
-  bool roundedFits = fitsMemory(problem, rounded);
-  double roundedCost = roundedFits ? planCost(problem, rounded) : INFINITY;
+  // Segments no step or memory row mentions keep the rounding.
+  IntegerPlan plan = roundLargestRemainder(problem, solution.ratios, options);
+  plan.roundedCost =
+      fitsMemory(problem, plan) ? planCost(problem, plan) : INFINITY;
+  plan.provedOptimal = true;
   try {
-    z3::context ctx;
-    IntegerModel model(problem, options, ctx);
-    model.build();
-    z3::optimize opt(ctx);
-    z3::params params(ctx);
-    params.set("rlimit", options.resourceLimit);
-    opt.set(params);
-    opt.add(model.structure);
-    opt.add(model.timeRows);
-    for (const auto &row : model.memoryRows)
-      if (row)
-        opt.add(*row);
-    // The incumbent bounds the search (a little slack for the quantum).
-    if (roundedFits)
-      opt.add(
-          model.objective <=
-          exactReal(ctx, std::ceil(roundedCost / model.quantum * (1 + 1e-9)) +
-                             problem.steps.size() + 1));
-    opt.minimize(model.objective);
-    z3::check_result result = opt.check();
-
-    IntegerPlan plan;
-    if (result == z3::sat) {
-      plan = model.read(opt.get_model());
-      plan.provedOptimal = true;
-    } else if (roundedFits) {
-      // Resource limit, or the bound was too tight: keep the incumbent.
-      plan = rounded;
-    } else if (result == z3::unsat) {
-      return explainNoSizes(problem, model, ctx);
-    } else {
-      return makeError(ExitInfeasible,
-                       "integer shard sizes: Z3 reached its resource limit "
-                       "({0}) with no plan that fits in memory",
-                       options.resourceLimit);
+    for (const Component &comp : splitIndependent(problem)) {
+      Ratios ratios;
+      for (unsigned s : comp.segments)
+        ratios.push_back(solution.ratios[s]);
+      auto sizes = optimizeComponent(comp.problem, ratios, options);
+      if (!sizes)
+        return sizes.takeError();
+      for (unsigned j = 0; j < comp.segments.size(); ++j)
+        plan.sizes[comp.segments[j]] = sizes->sizes[j];
+      plan.provedOptimal &= sizes->proved;
     }
-    // Never worse than the incumbent (the quantum can hide a tie-break).
-    if (roundedFits && planCost(problem, rounded) < planCost(problem, plan)) {
-      bool proved = plan.provedOptimal;
-      plan = rounded;
-      plan.provedOptimal = proved;
-    }
-    plan.continuousCost = evaluateObjective(problem, solution.ratios);
-    plan.integerCost = planCost(problem, plan);
-    plan.roundedCost = roundedCost;
-    if (llvm::Error err = checkIntegerPlan(problem, plan, options))
-      return makeError(ExitInternal, "integerize produced an invalid plan: {0}",
-                       llvm::toString(std::move(err)));
-    return plan;
   } catch (const z3::exception &e) {
     return makeError(ExitInternal, "Z3 failed on the integer sizes: {0}",
                      e.msg());
   }
+  plan.continuousCost = evaluateObjective(problem, solution.ratios);
+  plan.integerCost = planCost(problem, plan);
+  if (llvm::Error err = checkIntegerPlan(problem, plan, options))
+    return makeError(ExitInternal, "integerize produced an invalid plan: {0}",
+                     llvm::toString(std::move(err)));
+  return plan;
 }

@@ -21,9 +21,14 @@ struct IntegerizeOptions {
   /// `--align N`: shard sizes are also multiples of N on every segment whose
   /// extent N·(segment alignment) divides; 1: off.
   int64_t align = 1;
-  /// Z3 resource limit (deterministic; never a wall-clock limit). When it is
-  /// reached the best plan found so far is returned, not proved optimal.
-  unsigned resourceLimit = 50000000;
+  /// Z3 resource limit per independent component (deterministic; never a
+  /// wall-clock limit). When it is reached the incumbent is kept and the plan
+  /// is not proved optimal.
+  unsigned resourceLimit = 1000000;
+  /// Base sizes stay within this many alignment units of the LP's per-device
+  /// target (0: anywhere). If no sizes in the window fit in memory, the
+  /// search is repeated without it.
+  int64_t window = 2;
 };
 
 /// Integer shard sizes of every device.
