@@ -172,8 +172,8 @@ OpCost weft::graph::gatherCost(const ShardShapes &s) {
   cost.opClass = OpClass::Gather;
   // The backward scatter-adds each result gradient element into the table.
   cost.backwardFlops = resultElements(s);
-  cost.forwardBytes = 2 * resultBytes(s) +
-                      (s.operands.size() > 1 ? s.operands[1].bytes() : 0);
+  cost.forwardBytes =
+      2 * resultBytes(s) + (s.operands.size() > 1 ? s.operands[1].bytes() : 0);
   cost.keptBytes = s.operands.size() > 1 ? s.operands[1].bytes() : 0;
   cost.backwardBytes = cost.forwardBytes;
   return cost;

@@ -1,4 +1,5 @@
-//===- GraphCost.h - Work of graph ops as functions of shapes ----*- C++ -*-===//
+//===- GraphCost.h - Work of graph ops as functions of shapes ----*- C++
+//-*-===//
 //
 // The value types of CostOpInterface and the helpers every op's `getCost`
 // is composed from. Counts are per training step for the shapes given:

@@ -1,4 +1,5 @@
-//===- GraphDialect.h - The graph dialect ------------------------*- C++ -*-===//
+//===- GraphDialect.h - The graph dialect ------------------------*- C++
+//-*-===//
 
 #ifndef WEFT_GRAPH_IR_GRAPHDIALECT_H
 #define WEFT_GRAPH_IR_GRAPHDIALECT_H

@@ -35,8 +35,8 @@ static std::string shapeString(ArrayRef<int64_t> shape) {
 static LogicalResult verifyAxis(Operation *op, int64_t axis, int64_t rank,
                                 StringRef what = "axis") {
   if (axis < -rank || axis >= std::max<int64_t>(rank, 1))
-    return op->emitOpError() << what << " " << axis
-                             << " is out of range for rank " << rank;
+    return op->emitOpError()
+           << what << " " << axis << " is out of range for rank " << rank;
   return success();
 }
 
@@ -92,8 +92,8 @@ LogicalResult MatMulOp::verify() {
   if (lhs.size() < 2 || rhs.size() < 2)
     return emitOpError("expected operands of rank >= 2");
   if (lhs.back() != rhs[rhs.size() - 2])
-    return emitOpError() << "contraction dims differ: lhs "
-                         << shapeString(lhs) << " vs rhs " << shapeString(rhs);
+    return emitOpError() << "contraction dims differ: lhs " << shapeString(lhs)
+                         << " vs rhs " << shapeString(rhs);
   SmallVector<int64_t> batch;
   if (!OpTrait::util::getBroadcastedShape(lhs.drop_back(2), rhs.drop_back(2),
                                           batch))
@@ -170,8 +170,8 @@ LogicalResult SelectOp::verify() {
 }
 
 LogicalResult ClipOp::verify() {
-  if (getMin() && getMax() && getMin()->convertToDouble() >
-                                  getMax()->convertToDouble())
+  if (getMin() && getMax() &&
+      getMin()->convertToDouble() > getMax()->convertToDouble())
     return emitOpError("expected min <= max");
   return success();
 }
@@ -209,7 +209,8 @@ LogicalResult LayerNormOp::verify() {
   if (axis < 0)
     axis += rank;
   ArrayRef<int64_t> normalized = shapeOf(getInput()).drop_front(axis);
-  if (failed(verifySameShape(*this, normalized, shapeOf(getScale()), "scale")) ||
+  if (failed(
+          verifySameShape(*this, normalized, shapeOf(getScale()), "scale")) ||
       failed(verifySameShape(*this, normalized, shapeOf(getBias()), "bias")))
     return failure();
   if (getEpsilon().convertToDouble() <= 0)
@@ -241,8 +242,8 @@ static LogicalResult verifyReduce(Operation *op, ArrayRef<int64_t> axes,
   SmallVector<int64_t> expected;
   for (size_t i = 0; i < axes.size(); ++i) {
     if (axes[i] < 0 || axes[i] >= rank)
-      return op->emitOpError() << "axis " << axes[i]
-                               << " is out of range for rank " << rank;
+      return op->emitOpError()
+             << "axis " << axes[i] << " is out of range for rank " << rank;
     if (i && axes[i] <= axes[i - 1])
       return op->emitOpError("expected sorted, unique axes");
   }
@@ -282,9 +283,9 @@ static LogicalResult verifyViewTypes(Operation *op) {
   if (in.getElementType() != res.getElementType())
     return op->emitOpError("expected the same element type");
   if (product(in.getShape()) != product(res.getShape()))
-    return op->emitOpError() << "element counts differ: "
-                             << shapeString(in.getShape()) << " vs "
-                             << shapeString(res.getShape());
+    return op->emitOpError()
+           << "element counts differ: " << shapeString(in.getShape()) << " vs "
+           << shapeString(res.getShape());
   return success();
 }
 
@@ -300,8 +301,8 @@ LogicalResult FlattenOp::verify() {
   int64_t rank = rankOf(getInput());
   int64_t axis = getAxis();
   if (axis < 0 || axis > rank)
-    return emitOpError() << "axis " << axis
-                         << " is out of range for rank " << rank;
+    return emitOpError() << "axis " << axis << " is out of range for rank "
+                         << rank;
   if (failed(verifyViewTypes(*this)))
     return failure();
   ArrayRef<int64_t> in = shapeOf(getInput());
@@ -342,8 +343,8 @@ static LogicalResult verifyPieces(Operation *op, ArrayRef<int64_t> whole,
       return op->emitOpError("pieces differ in rank");
     for (size_t d = 0; d < s.size(); ++d)
       if ((int64_t)d != axis && s[d] != whole[d])
-        return op->emitOpError() << "pieces differ in dim " << d
-                                 << " (only the axis may differ)";
+        return op->emitOpError()
+               << "pieces differ in dim " << d << " (only the axis may differ)";
     sum += s[axis];
   }
   if (sum != whole[axis])
@@ -385,8 +386,8 @@ LogicalResult GatherOp::verify() {
   ArrayRef<int64_t> data = shapeOf(getData()), idx = shapeOf(getIndices());
   int64_t axis = getAxis();
   if (axis < 0 || axis >= (int64_t)data.size())
-    return emitOpError() << "axis " << axis
-                         << " is out of range for rank " << data.size();
+    return emitOpError() << "axis " << axis << " is out of range for rank "
+                         << data.size();
   SmallVector<int64_t> expected(data.take_front(getAxis()));
   expected.append(idx.begin(), idx.end());
   expected.append(data.begin() + getAxis() + 1, data.end());
@@ -444,8 +445,8 @@ LogicalResult DropoutOp::verify() {
 
 static LogicalResult verifyLoss(Operation *op, StringRef reduction) {
   if (reduction != "mean" && reduction != "sum")
-    return op->emitOpError() << "unknown reduction '" << reduction
-                             << "' (expected mean or sum)";
+    return op->emitOpError()
+           << "unknown reduction '" << reduction << "' (expected mean or sum)";
   ArrayRef<int64_t> in = shapeOf(op->getOperand(0));
   if (in.size() < 2)
     return op->emitOpError("expected input of rank >= 2 (N x C x ...)");

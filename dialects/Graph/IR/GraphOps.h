@@ -1,4 +1,5 @@
-//===- GraphOps.h - The graph dialect's operations ---------------*- C++ -*-===//
+//===- GraphOps.h - The graph dialect's operations ---------------*- C++
+//-*-===//
 
 #ifndef WEFT_GRAPH_IR_GRAPHOPS_H
 #define WEFT_GRAPH_IR_GRAPHOPS_H
