@@ -7,4 +7,4 @@ cd "$(dirname "$0")/.."
 scripts/build.sh weftc weft-zoo
 mkdir -p out
 build/bin/weft-zoo bert -o out/bert.onnx
-build/bin/weftc out/bert.onnx --cluster examples/clusters/hap-64.yaml "$@"
+build/bin/weftc out/bert.onnx --cluster examples/clusters/hap-64.yaml --baselines "$@"
