@@ -9,10 +9,10 @@
 
 #include "weft/Ratio/SolveRatios.h"
 #include "CostKey.h"
-#include "LinearProgram.h"
 #include "weft/Ratio/Objective.h"
 #include "weft/Ratio/StepCollapse.h"
 #include "weft/Support/Error.h"
+#include "weft/Support/LinearProgram.h"
 #include "weft/Support/Units.h"
 #include "llvm/ADT/StringMap.h"
 #include <algorithm>

@@ -9,8 +9,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "../LinearProgram.h"
 #include "LPPolicy.h"
+#include "weft/Support/LinearProgram.h"
 #include <chrono>
 
 using namespace weft;
@@ -45,8 +45,7 @@ protected:
                        : 0;
         if (r <= 0)
           continue;
-        unsigned x =
-            lp.addVariable(0, 1, groups.size[g] * job.weight * r / best);
+        unsigned x = lp.addColumn(0, 1, groups.size[g] * job.weight * r / best);
         column[g][t] = x;
         once.push_back({x, 1});
         typeRows[t].push_back({x, double(job.scale) * groups.size[g]});
@@ -59,8 +58,8 @@ protected:
         lp.addRow(typeRows[t], -LinearProgram::kInf, in.capacity[t]);
     std::vector<std::vector<double>> fractions(
         in.active.size(), std::vector<double>(numTypes, 0));
-    if (lp.numVariables() > 0) {
-      auto values = lp.maximize();
+    if (lp.numColumns() > 0) {
+      auto values = lp.optimum(LinearProgram::Sense::Maximize);
       if (!values)
         return values.takeError();
       for (unsigned i = 0; i < in.active.size(); ++i)

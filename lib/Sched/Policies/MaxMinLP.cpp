@@ -12,8 +12,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "../LinearProgram.h"
 #include "PolicyUtil.h"
+#include "weft/Support/LinearProgram.h"
 #include <chrono>
 
 using namespace weft;
@@ -25,7 +25,7 @@ sched::solveMaxMinFractions(const PolicyInput &in, bool agnostic,
   auto start = std::chrono::steady_clock::now();
   unsigned numTypes = in.capacity.size();
   LinearProgram lp;
-  unsigned z = lp.addVariable(0, LinearProgram::kInf, 1);
+  unsigned z = lp.addColumn(0, LinearProgram::kInf, 1);
   JobGroups groups = groupIdenticalJobs(in);
   unsigned numGroups = groups.representative.size();
   std::vector<std::vector<int>> column(numGroups,
@@ -53,7 +53,7 @@ sched::solveMaxMinFractions(const PolicyInput &in, bool agnostic,
     for (unsigned t = 0; t < numTypes; ++t) {
       if (rate[t] <= 0)
         continue;
-      unsigned x = lp.addVariable(0, 1, 0);
+      unsigned x = lp.addColumn(0, 1, 0);
       column[g][t] = x;
       fair.push_back({x, rate[t] / (job.weight * norm)});
       once.push_back({x, 1});
@@ -68,8 +68,8 @@ sched::solveMaxMinFractions(const PolicyInput &in, bool agnostic,
       lp.addRow(typeRows[t], -LinearProgram::kInf, in.capacity[t]);
   std::vector<std::vector<double>> fractions(in.active.size(),
                                              std::vector<double>(numTypes, 0));
-  if (lp.numVariables() > 1) {
-    auto values = lp.maximize();
+  if (lp.numColumns() > 1) {
+    auto values = lp.optimum(LinearProgram::Sense::Maximize);
     if (!values)
       return values.takeError();
     for (unsigned i = 0; i < in.active.size(); ++i)

@@ -1,28 +1,34 @@
-//===- LinearProgram.h - A tiny RAII wrapper around GLPK --------*- C++ -*-===//
+//===- LinearProgram.h - The one wrapper around GLPK -------------*- C++
+//-*-===//
 //
-// The only file of lib/Ratio that sees glpk.h (through LinearProgram.cpp):
-// columns, rows and coefficients go in, a status and values come out. The
-// solver runs with an iteration limit, never a wall-clock limit, and silent.
+// Every LP in Weft (the scheduler's Gavel policies, the ratio LP of
+// DESIGN.md §5) is built through this class, so the rest of the code is
+// solver-agnostic and GLPK's quirks (1-based arrays, repeated columns in a
+// row, presolve failures) are handled once.
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef WEFT_LIB_RATIO_LINEARPROGRAM_H
-#define WEFT_LIB_RATIO_LINEARPROGRAM_H
+#ifndef WEFT_SUPPORT_LINEARPROGRAM_H
+#define WEFT_SUPPORT_LINEARPROGRAM_H
 
 #include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/StringRef.h"
+#include "llvm/Support/Error.h"
+#include <climits>
 #include <limits>
 #include <memory>
 #include <utility>
 #include <vector>
 
 namespace weft {
-namespace ratio {
 
 class LinearProgram {
 public:
   static constexpr double kInf = std::numeric_limits<double>::infinity();
 
+  enum class Sense { Minimize, Maximize };
   enum class Status { Optimal, Infeasible, Unbounded, IterationLimit, Failed };
+  static llvm::StringRef toString(Status status);
 
   LinearProgram();
   ~LinearProgram();
@@ -32,12 +38,25 @@ public:
   /// Adds a column lb <= x <= ub (bounds may be infinite) with objective
   /// coefficient `obj`; returns its index.
   unsigned addColumn(double lb, double ub, double obj);
-  /// Adds a row lb <= Σ coef·x <= ub; returns its index.
+  /// Adds a row lb <= Σ coef·x <= ub (repeated columns are summed); returns
+  /// its index.
   unsigned addRow(llvm::ArrayRef<std::pair<unsigned, double>> coeffs, double lb,
                   double ub);
 
-  /// Minimises with the primal simplex, at most `iterationLimit` iterations.
-  Status minimize(int iterationLimit);
+  /// Solves with the primal simplex, at most `iterationLimit` iterations (an
+  /// iteration limit, never a wall-clock one: results are deterministic).
+  /// Falls back to no presolve, then to the dual simplex, when GLPK fails
+  /// numerically.
+  Status solve(Sense sense, int iterationLimit = INT_MAX);
+  Status minimize(int iterationLimit = INT_MAX) {
+    return solve(Sense::Minimize, iterationLimit);
+  }
+
+  /// The column values of an optimal solve, or an internal error saying why
+  /// there is none.
+  llvm::Expected<std::vector<double>> optimum(Sense sense,
+                                              int iterationLimit = INT_MAX);
+
   /// Value of a column after an optimal solve.
   double value(unsigned column) const { return values[column]; }
   double objective() const { return objectiveValue; }
@@ -55,7 +74,6 @@ private:
   double objectiveValue = 0;
 };
 
-} // namespace ratio
 } // namespace weft
 
-#endif // WEFT_LIB_RATIO_LINEARPROGRAM_H
+#endif // WEFT_SUPPORT_LINEARPROGRAM_H

@@ -1,12 +1,12 @@
-//===- LinearProgram.cpp - A tiny RAII wrapper around GLPK ----------------===//
+//===- LinearProgram.cpp - The one wrapper around GLPK --------------------===//
 
-#include "LinearProgram.h"
+#include "weft/Support/LinearProgram.h"
+#include "weft/Support/Error.h"
 #include "llvm/ADT/STLExtras.h"
 #include <cmath>
 #include <glpk.h>
 
 using namespace weft;
-using namespace weft::ratio;
 
 /// Owns one glp_prob.
 struct LinearProgram::Problem {
@@ -16,6 +16,22 @@ struct LinearProgram::Problem {
 
 LinearProgram::LinearProgram() = default;
 LinearProgram::~LinearProgram() = default;
+
+llvm::StringRef LinearProgram::toString(Status status) {
+  switch (status) {
+  case Status::Optimal:
+    return "optimal";
+  case Status::Infeasible:
+    return "infeasible";
+  case Status::Unbounded:
+    return "unbounded";
+  case Status::IterationLimit:
+    return "iteration limit reached";
+  case Status::Failed:
+    return "solver failed";
+  }
+  return "unknown";
+}
 
 unsigned LinearProgram::addColumn(double lb, double ub, double obj) {
   colLb.push_back(lb);
@@ -59,11 +75,34 @@ static int boundKind(double lb, double ub) {
 
 static double finiteOr0(double x) { return std::isfinite(x) ? x : 0; }
 
-LinearProgram::Status LinearProgram::minimize(int iterationLimit) {
+/// Maps GLPK's outcome of one simplex run to a status.
+static LinearProgram::Status outcome(glp_prob *p, int ret) {
+  using Status = LinearProgram::Status;
+  if (ret == GLP_ENOPFS)
+    return Status::Infeasible;
+  if (ret == GLP_ENODFS)
+    return Status::Unbounded;
+  if (ret == GLP_EITLIM)
+    return Status::IterationLimit;
+  if (ret != 0)
+    return Status::Failed;
+  switch (glp_get_status(p)) {
+  case GLP_OPT:
+    return Status::Optimal;
+  case GLP_NOFEAS:
+    return Status::Infeasible;
+  case GLP_UNBND:
+    return Status::Unbounded;
+  default:
+    return Status::Failed;
+  }
+}
+
+LinearProgram::Status LinearProgram::solve(Sense sense, int iterationLimit) {
   glp_term_out(GLP_OFF);
   lp = std::make_unique<Problem>();
   glp_prob *p = lp->lp;
-  glp_set_obj_dir(p, GLP_MIN);
+  glp_set_obj_dir(p, sense == Sense::Minimize ? GLP_MIN : GLP_MAX);
   if (!rowLb.empty())
     glp_add_rows(p, rowLb.size());
   if (!colLb.empty())
@@ -90,33 +129,35 @@ LinearProgram::Status LinearProgram::minimize(int iterationLimit) {
   params.msg_lev = GLP_MSG_OFF;
   params.it_lim = iterationLimit;
   params.presolve = GLP_ON;
-  int ret = glp_simplex(p, &params);
-  if (ret == GLP_ENOPFS)
-    return Status::Infeasible;
-  if (ret == GLP_ENODFS)
-    return Status::Unbounded;
-  if (ret == GLP_EITLIM)
-    return Status::IterationLimit;
-  if (ret != 0 || glp_get_status(p) != GLP_OPT) {
-    // Presolve can fail numerically: retry from an advanced basis without it.
+  Status status = outcome(p, glp_simplex(p, &params));
+  if (status == Status::Failed) {
+    // Presolve can fail numerically on large LPs: retry from an advanced
+    // basis without it, then with the dual simplex from the standard basis.
     params.presolve = GLP_OFF;
     glp_adv_basis(p, 0);
-    ret = glp_simplex(p, &params);
-    if (ret == GLP_EITLIM)
-      return Status::IterationLimit;
-    if (ret != 0)
-      return Status::Failed;
+    status = outcome(p, glp_simplex(p, &params));
+    if (status == Status::Failed) {
+      params.meth = GLP_DUALP;
+      glp_std_basis(p);
+      status = outcome(p, glp_simplex(p, &params));
+    }
   }
-  int status = glp_get_status(p);
-  if (status == GLP_NOFEAS)
-    return Status::Infeasible;
-  if (status == GLP_UNBND)
-    return Status::Unbounded;
-  if (status != GLP_OPT)
-    return Status::Failed;
+  if (status != Status::Optimal)
+    return status;
   values.resize(colLb.size());
   for (unsigned c = 0; c < colLb.size(); ++c)
     values[c] = glp_get_col_prim(p, c + 1);
   objectiveValue = glp_get_obj_val(p);
   return Status::Optimal;
+}
+
+llvm::Expected<std::vector<double>> LinearProgram::optimum(Sense sense,
+                                                           int iterationLimit) {
+  Status status = solve(sense, iterationLimit);
+  if (status != Status::Optimal)
+    return makeError(ExitInternal,
+                     "GLPK found no optimum of an LP with {0} "
+                     "rows and {1} columns: {2}",
+                     numRows(), numColumns(), toString(status));
+  return values;
 }
