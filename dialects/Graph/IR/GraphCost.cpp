@@ -133,24 +133,26 @@ OpCost weft::graph::poolCost(const ShardShapes &s,
   return withBytes(cost, s, operandBytes(s));
 }
 
-OpCost weft::graph::softmaxCost(const ShardShapes &s) {
+/// A reduction-like op that reads its first input a fixed number of times
+/// per element and keeps that input for its backward pass.
+static OpCost perInputElementCost(const ShardShapes &s, double fwdPerElem,
+                                  double bwdPerElem) {
   OpCost cost;
   cost.opClass = OpClass::Reduction;
   double n = inputElements(s);
-  // max, subtract, exp, sum, divide (or log for the log/loss forms).
-  cost.forwardFlops = 5 * n;
-  cost.backwardFlops = 4 * n;
+  cost.forwardFlops = fwdPerElem * n;
+  cost.backwardFlops = bwdPerElem * n;
   return withBytes(cost, s, s.operands.empty() ? 0 : s.operands[0].bytes());
 }
 
+OpCost weft::graph::softmaxCost(const ShardShapes &s) {
+  // max, subtract, exp, sum, divide (or log for the log/loss forms).
+  return perInputElementCost(s, 5, 4);
+}
+
 OpCost weft::graph::normCost(const ShardShapes &s) {
-  OpCost cost;
-  cost.opClass = OpClass::Reduction;
-  double n = inputElements(s);
   // mean, centre, square, mean, rsqrt-scale, affine.
-  cost.forwardFlops = 8 * n;
-  cost.backwardFlops = 10 * n;
-  return withBytes(cost, s, s.operands.empty() ? 0 : s.operands[0].bytes());
+  return perInputElementCost(s, 8, 10);
 }
 
 OpCost weft::graph::reduceCost(const ShardShapes &s) {
