@@ -14,6 +14,14 @@ llvm::json::Value weft::toJSON(const PlanEstimate &e) {
                            {"comm_s", s.commSeconds},
                            {"dual_comm_s", s.dualSeconds},
                            {"gradient_sync_s", s.gradientSyncSeconds}});
+  llvm::json::Array collectives;
+  for (const CollectiveEstimate &c : e.collectives)
+    collectives.push_back(llvm::json::Object{{"op", c.op},
+                                             {"location", c.location},
+                                             {"axis", c.axis},
+                                             {"bytes", c.bytes},
+                                             {"forward_s", c.forwardSeconds},
+                                             {"dual_s", c.dualSeconds}});
   llvm::json::Array memory;
   for (const DeviceMemoryEstimate &m : e.memory)
     memory.push_back(
@@ -41,5 +49,6 @@ llvm::json::Value weft::toJSON(const PlanEstimate &e) {
       {"timed_ops", e.timedOps},
       {"measured_ops", e.measuredOps},
       {"steps", std::move(steps)},
+      {"collectives", std::move(collectives)},
       {"memory", std::move(memory)}};
 }

@@ -80,7 +80,18 @@ llvm::Error PlanEvaluator::visitRelayout(Operation *op) {
   auto fwdBytes = [&](unsigned d) {
     return byResult ? outBytes(d) : inBytes(d);
   };
-  priceAlong(dual->forward, mask, fwdBytes, variant, step.comm);
+  std::vector<double> fwdTime(n);
+  priceAlong(dual->forward, mask, fwdBytes, variant, fwdTime);
+  CollectiveEstimate record;
+  record.op = op->getName().getStringRef().str();
+  if (auto name = op->getLoc().dyn_cast<mlir::NameLoc>())
+    record.location = name.getName().str();
+  record.axis = axis;
+  for (unsigned d = 0; d < n; ++d) {
+    step.comm[d] += fwdTime[d];
+    record.bytes = std::max(record.bytes, fwdBytes(d));
+  }
+  record.forwardSeconds = maxOf(fwdTime);
   if (grad && communicates(dual->backward)) {
     // The dual moves the gradient of the result: the same shards, in
     // reverse (an all_to_all back sends what the result holds).
@@ -98,7 +109,9 @@ llvm::Error PlanEvaluator::visitRelayout(Operation *op) {
       step.comm[d] += dualTime[d];
       step.dual[d] += dualTime[d];
     }
+    record.dualSeconds = maxOf(dualTime);
   }
+  out.collectives.push_back(std::move(record));
   for (unsigned d = 0; d < n; ++d) {
     double b = outBytes(d);
     if (zero3 && options.keepGatheredParameters &&

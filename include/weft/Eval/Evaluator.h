@@ -65,6 +65,22 @@ struct StepEstimate {
   double dualSeconds = 0;
 };
 
+/// One collective of the program (a relayout op), maxima over devices.
+struct CollectiveEstimate {
+  /// "spmd.all_gather", ...
+  std::string op;
+  /// The op's location name (the graph value it moves) or "" when unnamed.
+  std::string location;
+  /// Mesh axis it runs along.
+  unsigned axis = 0;
+  /// Largest contribution of one device, bytes.
+  double bytes = 0;
+  /// Forward time, seconds (max over devices).
+  double forwardSeconds = 0;
+  /// Backward (dual) time, seconds (max over devices); 0 without gradient.
+  double dualSeconds = 0;
+};
+
 /// One device's memory at its peak.
 struct DeviceMemoryEstimate {
   /// Mesh device id (node-major).
@@ -100,6 +116,8 @@ struct PlanEstimate {
   /// Communication on the critical path / step time.
   double commShare = 0;
   std::vector<StepEstimate> steps;
+  /// Every relayout op in program order.
+  std::vector<CollectiveEstimate> collectives;
   std::vector<DeviceMemoryEstimate> memory;
   /// Largest peak over devices, bytes.
   double peakMemoryBytes = 0;

@@ -257,6 +257,14 @@ TEST(CollectiveCostTest, AllGatherAndItsDual) {
   // Step 2: the all-gather and its dual.
   EXPECT_NEAR(t.steps[1].commSeconds, 2 * round(32 * 16 * 4), 1e-13);
   EXPECT_NEAR(t.steps[1].dualSeconds, round(32 * 16 * 4), 1e-13);
+  // The collective itself is listed with its bytes and both directions.
+  ASSERT_EQ(t.collectives.size(), 1u);
+  EXPECT_EQ(t.collectives[0].op, "spmd.all_gather");
+  EXPECT_EQ(t.collectives[0].axis, 0u);
+  EXPECT_DOUBLE_EQ(t.collectives[0].bytes, 32 * 16 * 4);
+  EXPECT_NEAR(t.collectives[0].forwardSeconds, round(32 * 16 * 4), 1e-13);
+  EXPECT_NEAR(t.collectives[0].dualSeconds, round(32 * 16 * 4), 1e-13);
+  EXPECT_TRUE(e.collectives.size() == 1 && e.collectives[0].dualSeconds == 0);
 }
 
 } // namespace
