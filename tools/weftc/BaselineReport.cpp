@@ -1,6 +1,7 @@
 //===- BaselineReport.cpp - weftc --baselines -----------------------------===//
 
 #include "BaselineReport.h"
+#include "PlanOutput.h"
 #include "weft/Cost/LowerBound.h"
 #include "weft/Support/Error.h"
 #include "llvm/Support/FileSystem.h"
@@ -82,33 +83,22 @@ llvm::json::Value weft::toJSON(const std::vector<BaselineRow> &rows) {
   return out;
 }
 
-static llvm::Error writeFile(llvm::StringRef path,
-                             llvm::function_ref<void(llvm::raw_ostream &)> w) {
-  std::error_code ec;
-  llvm::ToolOutputFile out(path, ec, llvm::sys::fs::OF_Text);
-  if (ec)
-    return badInput("cannot write '{0}': {1}", path.str(), ec.message());
-  w(out.os());
-  out.keep();
-  return llvm::Error::success();
-}
-
 llvm::Error weft::writeBaselinePlans(const std::vector<BaselineRow> &rows,
-                                     llvm::StringRef outDir) {
+                                     llvm::StringRef outDir,
+                                     const ClusterSpec &spec,
+                                     const PlanContext &context) {
   for (const BaselineRow &r : rows) {
     llvm::SmallString<128> dir(outDir);
     llvm::sys::path::append(dir, "baselines", r.name);
     if (std::error_code ec = llvm::sys::fs::create_directories(dir))
       return badInput("cannot create '{0}': {1}", dir.str().str(),
                       ec.message());
-    llvm::SmallString<128> plan(dir), estimate(dir);
-    llvm::sys::path::append(plan, "plan.mlir");
-    llvm::sys::path::append(estimate, "estimate.json");
-    if (auto err = writeFile(plan, [&](llvm::raw_ostream &os) {
-          const_cast<mlir::OwningOpRef<mlir::ModuleOp> &>(r.plan)->print(os);
-          os << "\n";
-        }))
+    PlanContext own = context;
+    own.source = r.name;
+    if (auto err = writePlanFiles(dir, r.plan.get(), spec, r.estimate, own))
       return err;
+    llvm::SmallString<128> estimate(dir);
+    llvm::sys::path::append(estimate, "estimate.json");
     if (auto err = writeFile(estimate, [&](llvm::raw_ostream &os) {
           os << llvm::formatv("{0:2}", toJSON(r.estimate)) << "\n";
         }))

@@ -11,6 +11,7 @@
 
 #include "weft/Baselines/Baselines.h"
 #include "weft/Eval/Evaluator.h"
+#include "weft/PlanFormat/PlanJSON.h"
 #include <vector>
 
 namespace weft {
@@ -33,9 +34,11 @@ void printBaselines(const std::vector<BaselineRow> &rows, llvm::StringRef dtype,
 
 llvm::json::Value toJSON(const std::vector<BaselineRow> &rows);
 
-/// Writes DIR/baselines/<name>/plan.mlir and estimate.json.
+/// Writes DIR/baselines/<name>/plan.mlir, plan.json and estimate.json;
+/// `context` is completed with each baseline's name as the plan's source.
 llvm::Error writeBaselinePlans(const std::vector<BaselineRow> &rows,
-                               llvm::StringRef outDir);
+                               llvm::StringRef outDir, const ClusterSpec &spec,
+                               const PlanContext &context);
 
 } // namespace weft
 

@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "BaselineReport.h"
+#include "PlanOutput.h"
 #include "mlir/IR/MLIRContext.h"
 #include "weft/Analysis/GraphCostModel.h"
 #include "weft/Analysis/ModelSummary.h"
@@ -144,17 +145,6 @@ llvm::json::Value toJSONReport(const Options &opts, const ImportReport &report,
   return root;
 }
 
-llvm::Error writeFile(const std::string &path,
-                      llvm::function_ref<void(llvm::raw_ostream &)> write) {
-  std::error_code ec;
-  llvm::ToolOutputFile out(path, ec, llvm::sys::fs::OF_Text);
-  if (ec)
-    return badInput("cannot write '{0}': {1}", path, ec.message());
-  write(out.os());
-  out.keep();
-  return llvm::Error::success();
-}
-
 int run(Options &opts) {
   auto dtype = parseDType(opts.dtype);
   if (!dtype)
@@ -234,8 +224,19 @@ int run(Options &opts) {
             os << llvm::formatv("{0:2}", json) << "\n";
           }))
     return reportError("weftc", std::move(err));
-  if (auto err = writeBaselinePlans(baselines, opts.outDir))
-    return reportError("weftc", std::move(err));
+  if (spec) {
+    PlanContext context;
+    context.model = opts.model;
+    context.cluster = spec->name;
+    context.dtype = opts.dtype;
+    context.globalBatch = *io->batch;
+    context.lowerBoundSeconds =
+        lowerBoundSeconds(summary.trainingFlops(), *spec, *dtype);
+    for (const BaselineRow &row : baselines)
+      context.baselines.emplace_back(row.name, row.estimate.stepSeconds);
+    if (auto err = writeBaselinePlans(baselines, opts.outDir, *spec, context))
+      return reportError("weftc", std::move(err));
+  }
   llvm::errs() << "weftc: wrote " << graphPath << " and " << summaryPath
                << "; plan synthesis is not implemented yet\n";
   return ExitSuccess;

@@ -1,0 +1,45 @@
+//===- PlanOutput.cpp - Writing plan files --------------------------------===//
+
+#include "PlanOutput.h"
+#include "weft/Support/Error.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/ToolOutputFile.h"
+
+using namespace weft;
+
+llvm::Error
+weft::writeFile(llvm::StringRef path,
+                llvm::function_ref<void(llvm::raw_ostream &)> write) {
+  std::error_code ec;
+  llvm::ToolOutputFile out(path, ec, llvm::sys::fs::OF_Text);
+  if (ec)
+    return badInput("cannot write '{0}': {1}", path.str(), ec.message());
+  write(out.os());
+  out.keep();
+  return llvm::Error::success();
+}
+
+llvm::Error weft::writePlanFiles(llvm::StringRef dir, mlir::ModuleOp plan,
+                                 const ClusterSpec &spec,
+                                 const PlanEstimate &estimate,
+                                 const PlanContext &context) {
+  if (std::error_code ec = llvm::sys::fs::create_directories(dir))
+    return badInput("cannot create '{0}': {1}", dir.str(), ec.message());
+  auto layout = MeshLayout::get(plan, spec);
+  if (!layout)
+    return layout.takeError();
+  llvm::SmallString<128> mlirPath(dir), jsonPath(dir);
+  llvm::sys::path::append(mlirPath, "plan.mlir");
+  llvm::sys::path::append(jsonPath, "plan.json");
+  if (auto err = writeFile(mlirPath, [&](llvm::raw_ostream &os) {
+        plan->print(os);
+        os << "\n";
+      }))
+    return err;
+  return writeFile(jsonPath, [&](llvm::raw_ostream &os) {
+    os << llvm::formatv("{0:2}", planToJSON(plan, *layout, estimate, context))
+       << "\n";
+  });
+}
