@@ -1,0 +1,128 @@
+//===- PlanCache.cpp - Synthesised plans kept between runs ----------------===//
+
+#include "PlanCache.h"
+#include "PlanOutput.h"
+#include "mlir/IR/Verifier.h"
+#include "mlir/Parser/Parser.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/JSON.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/SHA256.h"
+#include "llvm/Support/SourceMgr.h"
+#include <cstdlib>
+
+using namespace weft;
+
+static std::string cacheRoot() {
+  if (const char *dir = std::getenv("WEFT_CACHE_DIR"); dir && *dir)
+    return dir;
+  llvm::SmallString<128> path;
+  if (const char *xdg = std::getenv("XDG_CACHE_HOME"); xdg && *xdg) {
+    path = xdg;
+  } else if (const char *home = std::getenv("HOME"); home && *home) {
+    path = home;
+    llvm::sys::path::append(path, ".cache");
+  } else {
+    return "";
+  }
+  llvm::sys::path::append(path, "weft");
+  return std::string(path);
+}
+
+std::optional<PlanCache> PlanCache::open(llvm::StringRef key) {
+  std::string root = cacheRoot();
+  if (root.empty())
+    return std::nullopt;
+  llvm::SmallString<128> dir(root);
+  llvm::sys::path::append(dir, "plans", key);
+  return PlanCache(std::string(dir));
+}
+
+std::string PlanCache::makeKey(llvm::ArrayRef<std::string> parts) {
+  llvm::SHA256 hash;
+  for (const std::string &part : parts) {
+    hash.update(std::to_string(part.size()) + ":");
+    hash.update(part);
+  }
+  std::array<uint8_t, 32> digest = hash.final();
+  return llvm::toHex(digest, /*LowerCase=*/true);
+}
+
+static std::optional<SynthesisRecord> parseRecord(llvm::StringRef text) {
+  auto value = llvm::json::parse(text);
+  if (!value) {
+    llvm::consumeError(value.takeError());
+    return std::nullopt;
+  }
+  const llvm::json::Object *o = value->getAsObject();
+  if (!o)
+    return std::nullopt;
+  SynthesisRecord r;
+  auto wall = o->getNumber("wall_s");
+  auto expansions = o->getInteger("expansions");
+  auto gap = o->getNumber("gap");
+  auto capped = o->getBoolean("capped");
+  auto alternations = o->getInteger("alternations");
+  if (!wall || !expansions || !gap || !capped || !alternations)
+    return std::nullopt;
+  r.wallSeconds = *wall;
+  r.expansions = uint64_t(*expansions);
+  r.gap = *gap;
+  r.capped = *capped;
+  r.alternations = unsigned(*alternations);
+  r.continuousStepSeconds = o->getNumber("continuous_step_time_s");
+  r.integerStepSeconds = o->getNumber("integer_step_time_s");
+  return r;
+}
+
+std::optional<std::pair<mlir::OwningOpRef<mlir::ModuleOp>, SynthesisRecord>>
+PlanCache::lookup(mlir::MLIRContext &context) const {
+  llvm::SmallString<128> planPath(dir), recordPath(dir);
+  llvm::sys::path::append(planPath, "plan.mlir");
+  llvm::sys::path::append(recordPath, "synthesis.json");
+  auto record = llvm::MemoryBuffer::getFile(recordPath);
+  if (!record)
+    return std::nullopt;
+  std::optional<SynthesisRecord> parsed = parseRecord((*record)->getBuffer());
+  if (!parsed)
+    return std::nullopt;
+  // A damaged plan must not print diagnostics: it is a miss.
+  mlir::ScopedDiagnosticHandler quiet(
+      &context, [](mlir::Diagnostic &) { return mlir::success(); });
+  mlir::OwningOpRef<mlir::ModuleOp> plan =
+      mlir::parseSourceFile<mlir::ModuleOp>(planPath, &context);
+  if (!plan || mlir::failed(mlir::verify(*plan)))
+    return std::nullopt;
+  parsed->cached = true;
+  return std::make_pair(std::move(plan), *parsed);
+}
+
+llvm::Error PlanCache::store(mlir::ModuleOp plan,
+                             const SynthesisRecord &record) const {
+  if (std::error_code ec = llvm::sys::fs::create_directories(dir))
+    return llvm::createStringError(ec, "cannot create '%s'", dir.c_str());
+  llvm::SmallString<128> planPath(dir), recordPath(dir);
+  llvm::sys::path::append(planPath, "plan.mlir");
+  llvm::sys::path::append(recordPath, "synthesis.json");
+  if (auto err = writeFile(planPath, [&](llvm::raw_ostream &os) {
+        plan->print(os);
+        os << "\n";
+      }))
+    return err;
+  llvm::json::Object o{{"wall_s", record.wallSeconds},
+                       {"expansions", int64_t(record.expansions)},
+                       {"gap", record.gap},
+                       {"capped", record.capped},
+                       {"alternations", record.alternations}};
+  if (record.continuousStepSeconds)
+    o["continuous_step_time_s"] = *record.continuousStepSeconds;
+  if (record.integerStepSeconds)
+    o["integer_step_time_s"] = *record.integerStepSeconds;
+  llvm::json::Value value(std::move(o));
+  return writeFile(recordPath, [&](llvm::raw_ostream &os) {
+    os << llvm::formatv("{0:2}", value) << "\n";
+  });
+}

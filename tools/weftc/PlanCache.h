@@ -1,0 +1,53 @@
+//===- PlanCache.h - Synthesised plans kept between runs ----------*- C++
+//-*-===//
+//
+// A repeated `weftc -o` on the same model, cluster and options reuses the
+// plan it synthesised before: the key is the SHA-256 of the model's
+// fingerprint, the cluster spec's text and every option that changes the
+// search; the entry is the plan.mlir and the synthesis record. The cache
+// lives in $WEFT_CACHE_DIR, else $XDG_CACHE_HOME/weft, else ~/.cache/weft
+// (under plans/<key>/); `--no-cache` bypasses it. A damaged entry is
+// ignored (and rewritten), never trusted: the plan is re-verified and
+// re-evaluated on every hit.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef WEFT_TOOLS_WEFTC_PLANCACHE_H
+#define WEFT_TOOLS_WEFTC_PLANCACHE_H
+
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/OwningOpRef.h"
+#include "weft/PlanFormat/PlanJSON.h"
+#include "llvm/Support/Error.h"
+#include <optional>
+#include <string>
+
+namespace weft {
+
+class PlanCache {
+public:
+  /// The cache for `key` (see makeKey) under the default directory; none
+  /// when no directory can be found.
+  static std::optional<PlanCache> open(llvm::StringRef key);
+
+  /// The key: SHA-256 (hex) of the parts, each length-prefixed.
+  static std::string makeKey(llvm::ArrayRef<std::string> parts);
+
+  /// The cached plan and its synthesis record, or none on a miss or a
+  /// damaged entry.
+  std::optional<std::pair<mlir::OwningOpRef<mlir::ModuleOp>, SynthesisRecord>>
+  lookup(mlir::MLIRContext &context) const;
+
+  /// Stores `plan` and `record`; failures are reported, not fatal.
+  llvm::Error store(mlir::ModuleOp plan, const SynthesisRecord &record) const;
+
+  llvm::StringRef directory() const { return dir; }
+
+private:
+  explicit PlanCache(std::string dir) : dir(std::move(dir)) {}
+  std::string dir;
+};
+
+} // namespace weft
+
+#endif // WEFT_TOOLS_WEFTC_PLANCACHE_H
