@@ -111,16 +111,6 @@ std::vector<double> batchRatios(const ClusterSpec &spec,
 
 } // namespace
 
-std::string weft::modelFingerprint(mlir::ModuleOp graph) {
-  std::string text;
-  llvm::raw_string_ostream os(text);
-  graph->print(os);
-  llvm::ArrayRef<uint8_t> bytes(reinterpret_cast<const uint8_t *>(text.data()),
-                                text.size());
-  std::array<uint8_t, 32> hash = llvm::SHA256::hash(bytes);
-  return "sha256:" + llvm::toHex(hash, /*LowerCase=*/true);
-}
-
 llvm::Expected<BaselinePlan> weft::buildBaseline(BaselineKind kind,
                                                  mlir::ModuleOp graph,
                                                  const ClusterSpec &spec,
