@@ -117,6 +117,9 @@ struct RatioProblem {
   /// Bytes per device of each class as a function of the ratios; empty, or
   /// one entry per class.
   std::vector<LinearCost> memory;
+  /// Some costs are first-order expansions around the ratios the problem was
+  /// built at (ratioProblemFromPlan): solve inside a trust region.
+  bool linearized = false;
 
   /// Rejects malformed problems (bad indices, non-finite numbers, negative
   /// scales of max terms, ratios that cannot sum to one, ...) with a bad-input

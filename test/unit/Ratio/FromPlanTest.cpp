@@ -1,0 +1,262 @@
+//===- FromPlanTest.cpp - The LP prices what the evaluator prices ---------===//
+//
+// Baseline plans (DP-EV, DP-CP, TP-DP) of small zoo models on 2- and 3-class
+// clusters: for random ratios, the objective of ratioProblemFromPlan at those
+// ratios equals evaluatePlan's step time of the plan with those ratios
+// written in (applyRatios); the LP's ratios are no worse than the baseline's;
+// integer sizes verify and are priced conservatively.
+//
+//===----------------------------------------------------------------------===//
+
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/IR/Verifier.h"
+#include "weft/Baselines/Baselines.h"
+#include "weft/Eval/Evaluator.h"
+#include "weft/Import/OnnxImport.h"
+#include "weft/Ratio/FromPlan.h"
+#include "weft/Ratio/Objective.h"
+#include "weft/Ratio/SolveRatios.h"
+#include "weft/Zoo/Zoo.h"
+#include "llvm/Support/FileSystem.h"
+#include "gtest/gtest.h"
+#include <random>
+
+using namespace weft;
+using namespace weft::ratio;
+
+namespace {
+
+/// 2 V100 nodes of 2 and 3 P100 nodes of 2 (hap-style, 10.4 Gbit/s NICs).
+const char *kTwoClasses = R"(
+name: two-classes
+defaults:
+  nic_bandwidth: 10.4 Gbit/s
+  nic_latency: 50 us
+  intra_latency: 5 us
+nodes:
+  - name: v100-node
+    count: 2
+    type: V100
+    devices: 2
+    intra_bandwidth: 150 GB/s
+  - name: p100-node
+    count: 3
+    type: P100
+    devices: 2
+    intra_bandwidth: 80 GB/s
+)";
+
+/// Three classes with different NICs and node sizes of 4.
+const char *kThreeClasses = R"(
+name: three-classes
+defaults:
+  intra_latency: 5 us
+nodes:
+  - name: a100-node
+    count: 1
+    type: A100
+    devices: 4
+    intra_bandwidth: 300 GB/s
+    nic_bandwidth: 200 Gbit/s
+    nic_latency: 5 us
+  - name: v100-node
+    count: 1
+    type: V100
+    devices: 4
+    intra_bandwidth: 150 GB/s
+    nic_bandwidth: 100 Gbit/s
+    nic_latency: 5 us
+  - name: t4-node
+    count: 2
+    type: T4
+    devices: 4
+    intra_bandwidth: 12 GB/s
+    nic_bandwidth: 25 Gbit/s
+    nic_latency: 20 us
+)";
+
+mlir::OwningOpRef<mlir::ModuleOp> importZoo(mlir::MLIRContext &context,
+                                            zoo::ZooOptions options,
+                                            int64_t batch) {
+  llvm::SmallString<128> path;
+  if (llvm::sys::fs::createTemporaryFile("weft-ratio", "onnx", path))
+    return {};
+  auto written = zoo::writeZooModel(options, path);
+  EXPECT_TRUE(bool(written)) << llvm::toString(written.takeError());
+  ImportOptions import;
+  import.batch = batch;
+  auto imported = importOnnxFile(context, path, import);
+  llvm::sys::fs::remove(path);
+  if (!imported) {
+    ADD_FAILURE() << llvm::toString(imported.takeError());
+    return {};
+  }
+  return std::move(*imported);
+}
+
+zoo::ZooOptions tinyBert() {
+  zoo::ZooOptions o = zoo::defaultZooOptions(zoo::ZooModelKind::Bert);
+  o.layers = 2;
+  o.hidden = 64;
+  o.heads = 4;
+  o.seq = 16;
+  o.vocab = 100;
+  o.ffn = 128;
+  return o;
+}
+
+zoo::ZooOptions tinyMlp() {
+  zoo::ZooOptions o = zoo::defaultZooOptions(zoo::ZooModelKind::Mlp);
+  o.layers = 3;
+  o.hidden = 256;
+  return o;
+}
+
+/// Random ratios on which every share is a whole number of base elements
+/// (so the evaluator's rounding of ratio × extent is exact) and every class
+/// holds something.
+Ratios latticeRatios(const RatioProblem &p, std::mt19937 &rng) {
+  Ratios out;
+  for (const Segment &s : p.segments) {
+    std::vector<double> r(p.classes.size(), 0);
+    for (int attempt = 0; attempt < 10000; ++attempt) {
+      int64_t left = s.extent;
+      std::vector<int64_t> k(p.classes.size());
+      bool ok = true;
+      for (unsigned c = 0; c + 1 < p.classes.size() && ok; ++c) {
+        int64_t most = (left - 1) / p.classes[c].count;
+        if (most < 1) {
+          ok = false;
+          break;
+        }
+        k[c] = std::uniform_int_distribution<int64_t>(1, most)(rng);
+        left -= k[c] * p.classes[c].count;
+      }
+      unsigned last = p.classes.size() - 1;
+      if (!ok || left < 1 || left % p.classes[last].count)
+        continue;
+      k[last] = left / p.classes[last].count;
+      for (unsigned c = 0; c < p.classes.size(); ++c)
+        r[c] = double(k[c]) / double(s.extent);
+      break;
+    }
+    out.push_back(r);
+  }
+  return out;
+}
+
+struct Case {
+  const char *cluster;
+  zoo::ZooOptions model;
+  int64_t batch;
+};
+
+class FromPlanTest : public ::testing::TestWithParam<int> {
+protected:
+  void SetUp() override { registerImportDialects(context); }
+  mlir::MLIRContext context;
+};
+
+std::vector<Case> cases() {
+  return {{kTwoClasses, tinyBert(), 400},
+          {kThreeClasses, tinyBert(), 640},
+          {kTwoClasses, tinyMlp(), 1200},
+          {kThreeClasses, tinyMlp(), 960}};
+}
+
+double relErr(double a, double b) {
+  return std::fabs(a - b) / std::max(1e-12, std::fabs(b));
+}
+
+TEST_P(FromPlanTest, ObjectiveEqualsEvaluator) {
+  Case c = cases()[GetParam()];
+  auto spec = parseClusterSpec(c.cluster, "test.yaml");
+  ASSERT_TRUE(bool(spec)) << llvm::toString(spec.takeError());
+  auto graph = importZoo(context, c.model, c.batch);
+  ASSERT_TRUE(graph);
+  std::mt19937 rng(1234 + GetParam());
+  EvalOptions options;
+  for (BaselineKind kind : allBaselines()) {
+    SCOPED_TRACE(baselineName(kind).str());
+    auto built = buildBaseline(kind, *graph, *spec, DType::FP32);
+    ASSERT_TRUE(bool(built)) << llvm::toString(built.takeError());
+    mlir::ModuleOp plan = *built->plan;
+    auto problem = ratioProblemFromPlan(plan, *spec, options);
+    ASSERT_TRUE(bool(problem)) << llvm::toString(problem.takeError());
+    ASSERT_FALSE(problem->segments.empty());
+    for (int trial = 0; trial < 4; ++trial) {
+      Ratios r = latticeRatios(*problem, rng);
+      mlir::OwningOpRef<mlir::ModuleOp> moved(plan.clone());
+      ASSERT_FALSE(bool(applyRatios(*moved, r)));
+      ASSERT_TRUE(succeeded(mlir::verify(*moved)));
+      auto estimate = evaluatePlan(*moved, *spec, options);
+      ASSERT_TRUE(bool(estimate)) << llvm::toString(estimate.takeError());
+      // The problem built at the moved plan prices exactly what the
+      // evaluator prices there.
+      auto here = ratioProblemFromPlan(*moved, *spec, options);
+      ASSERT_TRUE(bool(here)) << llvm::toString(here.takeError());
+      EXPECT_LT(relErr(evaluateObjective(*here, r), estimate->stepSeconds),
+                1e-6)
+          << "objective " << evaluateObjective(*here, r) << " s, evaluator "
+          << estimate->stepSeconds << " s";
+      // The problem built at the baseline's ratios is the same function
+      // when nothing was linearised.
+      if (!problem->linearized)
+        EXPECT_LT(relErr(evaluateObjective(*problem, r), estimate->stepSeconds),
+                  1e-6);
+      // Memory rows: the class's largest peak.
+      for (unsigned k = 0; k < here->classes.size(); ++k) {
+        double peak = 0;
+        for (const DeviceMemoryEstimate &m : estimate->memory)
+          if (m.type == spec->typeOf(m.clusterDevice).name &&
+              here->classes[k].name.rfind(m.type, 0) == 0)
+            peak = std::max(peak, m.peakBytes());
+        EXPECT_LT(relErr(evaluateMemory(*here, k, r, r), peak), 1e-6);
+      }
+    }
+  }
+}
+
+TEST_P(FromPlanTest, LpRatiosAreNoWorseAndIntegerSizesVerify) {
+  Case c = cases()[GetParam()];
+  auto spec = parseClusterSpec(c.cluster, "test.yaml");
+  ASSERT_TRUE(bool(spec)) << llvm::toString(spec.takeError());
+  auto graph = importZoo(context, c.model, c.batch);
+  ASSERT_TRUE(graph);
+  EvalOptions options;
+  for (BaselineKind kind : allBaselines()) {
+    SCOPED_TRACE(baselineName(kind).str());
+    auto built = buildBaseline(kind, *graph, *spec, DType::FP32);
+    ASSERT_TRUE(bool(built)) << llvm::toString(built.takeError());
+    mlir::ModuleOp plan = *built->plan;
+    auto problem = ratioProblemFromPlan(plan, *spec, options);
+    ASSERT_TRUE(bool(problem)) << llvm::toString(problem.takeError());
+    auto at = planRatios(plan);
+    ASSERT_TRUE(bool(at));
+    auto solution = solveRatios(*problem);
+    ASSERT_TRUE(bool(solution)) << llvm::toString(solution.takeError());
+    EXPECT_LE(solution->objectiveSeconds,
+              evaluateObjective(*problem, *at) * (1 + 1e-9));
+    // Continuous ratios written back: the evaluator agrees up to the
+    // rounding of ratio × extent to whole elements.
+    mlir::OwningOpRef<mlir::ModuleOp> moved(plan.clone());
+    ASSERT_FALSE(bool(applyRatios(*moved, solution->ratios)));
+    ASSERT_TRUE(succeeded(mlir::verify(*moved)));
+    // Integer sizes: verify, and the evaluator's step time is at most the
+    // integer cost (which reads every device of a class at its largest
+    // share).
+    auto sizes = integerize(*problem, *solution);
+    ASSERT_TRUE(bool(sizes)) << llvm::toString(sizes.takeError());
+    EXPECT_FALSE(bool(checkIntegerPlan(*problem, *sizes)));
+    ASSERT_FALSE(bool(applyRatios(*moved, solution->ratios, &*sizes)));
+    ASSERT_TRUE(succeeded(mlir::verify(*moved)));
+    auto estimate = evaluatePlan(*moved, *spec, options);
+    ASSERT_TRUE(bool(estimate)) << llvm::toString(estimate.takeError());
+    EXPECT_LE(estimate->stepSeconds, sizes->integerCost * (1 + 1e-6));
+    EXPECT_GE(sizes->integerCost, sizes->continuousCost * (1 - 1e-9));
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Clusters, FromPlanTest, ::testing::Range(0, 4));
+
+} // namespace
