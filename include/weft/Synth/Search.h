@@ -1,0 +1,75 @@
+//===- Search.h - A* and the block-memoised DP over a SearchSpace -*- C++
+//-*-===//
+//
+// DESIGN.md §4: A* over a SearchSpace at fixed ratios (g = Σ step costs, h =
+// max over devices of the remaining cheapest compute, memory-capacity
+// pruning, dominance on (position, held distributions) with no more cost and
+// no more memory, greedy incumbent, deterministic ties, expansion and time
+// limits), and the same search with repeated blocks memoised: the order is
+// cut where the live set is smallest, each interval is solved exhaustively
+// from each entry state once per structural hash, and an outer dynamic
+// program joins the intervals (docs/Synthesis.md).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef WEFT_SYNTH_SEARCH_H
+#define WEFT_SYNTH_SEARCH_H
+
+#include "weft/Synth/SearchSpace.h"
+#include <functional>
+
+namespace weft::synth {
+
+/// Limits and switches of one search.
+struct SearchLimits {
+  /// Use h (admissible); false: h = 0 (uniform cost).
+  bool admissible = true;
+  /// Memoise repeated blocks (outer DP); false: one A* over the program.
+  bool memo = true;
+  /// Stop after this many expansions (0: none).
+  uint64_t maxExpansions = 0;
+  /// Stop after this many seconds (0: none).
+  double timeLimitSeconds = 0;
+  /// Prune states over memory capacity (false: find the best plan ignoring
+  /// memory, to report the shortfall).
+  bool memoryPruning = true;
+  /// Called about once a second once a search has run for 1 s.
+  std::function<void(llvm::StringRef)> progress;
+};
+
+/// What a search found.
+struct SearchOutcome {
+  bool found = false;
+  /// g of the plan found (seconds per step at the fixed ratios).
+  double cost = 0;
+  /// One choice per position.
+  std::vector<StepChoice> choices;
+  /// Peak memory per representative under the plan (committed + largest
+  /// transient), bytes.
+  RepVector peakMemory;
+  uint64_t expansions = 0;
+  double wallSeconds = 0;
+  /// Best f on the open list when stopped (cost when finished).
+  double lowerBound = 0;
+  /// (cost − lowerBound) / cost; 0 when the search finished.
+  double gap = 0;
+  /// A limit stopped the search.
+  bool capped = false;
+};
+
+/// Plain A* over the whole program.
+SearchOutcome searchAStar(SearchSpace &space, const SearchLimits &limits);
+
+/// Blocks memoised (limits.memo decides; searchAStar when false).
+SearchOutcome search(SearchSpace &space, const SearchLimits &limits);
+
+/// Replays `choices` from the start: the total cost, or none when a step is
+/// impossible. Fills one detail per position when `details` is given.
+std::optional<double> replay(SearchSpace &space,
+                             llvm::ArrayRef<StepChoice> choices,
+                             std::vector<StepDetail> *details = nullptr,
+                             RepVector *peakMemory = nullptr);
+
+} // namespace weft::synth
+
+#endif // WEFT_SYNTH_SEARCH_H

@@ -1,0 +1,240 @@
+//===- SearchSpace.h - The distributed instruction set at fixed ratios -*- C++
+//-*-===//
+//
+// The program space the synthesizer searches (DESIGN.md §4, docs/Synthesis.md)
+// made explicit and IR-free after construction: a fixed topological order of
+// the graph program's non-leaf ops; per op its options (one sharding-rule
+// variant per mesh axis, combined, with the distribution each operand needs
+// and each result gets); per option and device representative the compute
+// (forward + backward), kept and transient bytes; and the transition
+// function `step()` that applies one option (plus the parameter strategies of
+// parameters used for the first time) to a state, adding the collectives the
+// preconditions need (weft::spmd::planRelayout) priced with the evaluator's
+// cost functions (lib/Cost via lib/Eval's CollectivePricer, op costs via the
+// graph CostOpInterface at shard shapes).
+//
+// Devices are folded into representatives: devices of one mesh-node class at
+// one local position see the same shard shapes and collective groups of the
+// same links, so every per-device figure is computed once per representative
+// (exact for the evaluator's model).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef WEFT_SYNTH_SEARCHSPACE_H
+#define WEFT_SYNTH_SEARCHSPACE_H
+
+#include "Spmd/IR/SpmdAttrs.h"
+#include "Spmd/IR/SpmdOps.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "weft/Cluster/ClusterSpec.h"
+#include "weft/Eval/Evaluator.h"
+#include "weft/Spmd/Duals.h"
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/SmallVector.h"
+#include "llvm/Support/Error.h"
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace weft {
+class MeshLayout;
+namespace synth {
+
+/// An interned distribution (index into SearchSpace::dists).
+using DistId = uint32_t;
+/// An interned set of held distributions of one value (index into
+/// SearchSpace::heldSets).
+using HeldId = uint32_t;
+/// "No distribution": an operand without a layout.
+constexpr DistId kNoDist = ~0u;
+
+/// A value of the graph program.
+struct ValueInfo {
+  enum class Kind { Op, Parameter, Buffer, Input };
+  Kind kind = Kind::Op;
+  mlir::Value value;
+  /// Interned type (shape and element type).
+  unsigned typeId = 0;
+  llvm::SmallVector<int64_t, 4> shape;
+  bool isFloat = false;
+  /// A gradient flows back to it (it depends on a trainable parameter).
+  bool grad = false;
+  /// Position of the defining op (-1 for leaves).
+  int defPos = -1;
+  /// Positions of the ops using it, ascending (an op using it twice once).
+  llvm::SmallVector<unsigned, 2> uses;
+  /// First position at which it is available: defPos + 1, or the first use
+  /// for a leaf.
+  unsigned availableAt = 0;
+  /// Name of a leaf ("" for op results).
+  std::string name;
+};
+
+/// One option of one op: a variant per mesh axis.
+struct OpOption {
+  /// Index into OpInfo::variants per mesh axis.
+  llvm::SmallVector<uint16_t, 4> perAxis;
+  /// Required distribution per operand (kNoDist: no precondition).
+  llvm::SmallVector<DistId, 4> operands;
+  /// Distribution per result.
+  llvm::SmallVector<DistId, 2> results;
+  /// Per representative: forward + backward compute seconds.
+  std::vector<double> compute;
+  /// Per representative: bytes kept for the backward pass.
+  std::vector<double> kept;
+  /// Per representative: bytes of the results (a transient buffer).
+  std::vector<double> produced;
+};
+
+/// A non-leaf op at one position of the order.
+struct OpInfo {
+  mlir::Operation *op = nullptr;
+  /// Value ids of the operands and results.
+  llvm::SmallVector<unsigned, 4> operands, results;
+  /// Variant names (one list, the same for every axis).
+  std::vector<std::string> variantNames;
+  std::vector<OpOption> options;
+  /// Per representative: the cheapest option's compute.
+  std::vector<double> minCompute;
+};
+
+/// A parameter storage/update strategy choice at a parameter's first use.
+struct StorageOption {
+  spmd::ParamStrategy strategy = spmd::ParamStrategy::Replicated;
+  /// How it is stored (differs from the use's distribution for zero3).
+  DistId stored = 0;
+  /// Per representative: gradient synchronisation charged to the step.
+  llvm::SmallVector<double, 8> sync;
+  /// Per representative: parameter, gradient and optimizer-state bytes.
+  llvm::SmallVector<double, 8> committed;
+  /// Optimizer update plus after-update gathers (max over devices).
+  double optimizerSeconds = 0;
+};
+
+/// Per representative figures of a step.
+using RepVector = llvm::SmallVector<double, 8>;
+
+/// The search state (fixed position implied by the owner): the held set of
+/// every live value at the position, in SearchSpace::liveAt order.
+using StateKey = llvm::SmallVector<HeldId, 8>;
+
+/// What one transition did, for explain rows.
+struct StepDetail {
+  struct Relayout {
+    unsigned value = 0;
+    DistId from = 0, to = 0;
+    /// Forward + dual seconds on the slowest representative.
+    double seconds = 0;
+    /// Largest per-device bytes moved by one collective of the relayout.
+    double bytes = 0;
+    unsigned collectives = 0;
+  };
+  llvm::SmallVector<Relayout, 4> relayouts;
+  double computeSeconds = 0, commSeconds = 0, optimizerSeconds = 0;
+};
+
+/// The result of applying one choice at one position.
+struct StepResult {
+  double cost = 0;
+  StateKey next;
+  /// Memory committed by the step per representative (added).
+  RepVector committed;
+  /// Largest transient buffer of the step per representative.
+  RepVector transient;
+};
+
+/// The choice made at one position.
+struct StepChoice {
+  uint16_t option = 0;
+  /// Storage option index per first-used parameter operand, in operand
+  /// order (0 for other operands).
+  llvm::SmallVector<uint8_t, 4> storage;
+};
+
+/// The space for one graph program, cluster and fixed ratios.
+class SearchSpace {
+public:
+  ~SearchSpace();
+  SearchSpace(SearchSpace &&);
+  /// Builds the space. `ratios` per mesh class (sum over devices 1); empty
+  /// means proportional to peak FLOP/s. Errors: bad input.
+  static llvm::Expected<std::unique_ptr<SearchSpace>>
+  build(mlir::ModuleOp graph, const ClusterSpec &spec, const EvalOptions &eval,
+        llvm::ArrayRef<double> ratios = {}, int64_t align = 1);
+
+  unsigned numPositions() const { return ops.size(); }
+  unsigned numReps() const { return repDevices.size(); }
+  unsigned numAxes() const { return axisSizes.size(); }
+
+  /// Live values at position p (before op p runs), by value id.
+  llvm::ArrayRef<unsigned> live(unsigned p) const { return liveAt[p]; }
+
+  /// Storage options of leaf `value` when first used with `use`.
+  llvm::ArrayRef<StorageOption> storageOptions(unsigned value, DistId use);
+
+  /// Applies `choice` at position `p` to `key`. None when impossible (a
+  /// relayout that cannot be done). Fills `detail` when given.
+  std::optional<StepResult> step(unsigned p, const StateKey &key,
+                                 const StepChoice &choice,
+                                 StepDetail *detail = nullptr);
+
+  /// Calls `f(choice)` for every choice at position p in deterministic
+  /// order (options × storage options of first-used parameters).
+  void forEachChoice(unsigned p,
+                     llvm::function_ref<void(const StepChoice &)> f);
+
+  /// Per representative: memory capacity (bytes, after the reserve).
+  const RepVector &capacity() const { return capacity_; }
+  /// h: per representative Σ over positions ≥ p of the cheapest compute;
+  /// the admissible heuristic is its maximum.
+  double heuristic(unsigned p) const { return suffixH[p]; }
+
+  spmd::DistAttr dist(DistId id) const { return dists[id]; }
+  DistId intern(spmd::DistAttr d);
+  /// The held set's strategy tag (0 none, 1 + ParamStrategy) and dists.
+  struct HeldSet {
+    uint8_t tag = 0;
+    llvm::SmallVector<DistId, 2> dists;
+    bool operator<(const HeldSet &o) const {
+      return std::tie(tag, dists) < std::tie(o.tag, o.dists);
+    }
+  };
+  const HeldSet &held(HeldId id) const { return heldSets[id]; }
+  HeldId internHeld(const HeldSet &s);
+
+  std::vector<ValueInfo> values;
+  std::vector<OpInfo> ops;
+  /// The mesh and segments the space is priced at.
+  spmd::MeshAttr mesh;
+  std::vector<spmd::SegmentAttr> segments;
+  /// Ratios per mesh class.
+  std::vector<double> ratios;
+  llvm::SmallVector<int64_t, 4> axisSizes;
+  /// Mesh devices standing for the others, and how many each stands for.
+  std::vector<unsigned> repDevices, repWeight;
+  /// Storage options of leaves at first use, memoised by (value, use dist).
+  std::map<std::pair<unsigned, DistId>, std::vector<StorageOption>> storage;
+
+  /// Cost tables and pricing state (lib/Synth).
+  struct Impl;
+
+private:
+  SearchSpace();
+  std::unique_ptr<Impl> impl;
+  std::vector<spmd::DistAttr> dists;
+  llvm::DenseMap<mlir::Attribute, DistId> distIds;
+  std::vector<HeldSet> heldSets;
+  std::map<HeldSet, HeldId> heldIds;
+  std::vector<llvm::SmallVector<unsigned, 8>> liveAt;
+  RepVector capacity_;
+  std::vector<double> suffixH;
+  friend struct SpaceBuilder;
+  friend struct SpaceAccess;
+};
+
+} // namespace synth
+} // namespace weft
+
+#endif // WEFT_SYNTH_SEARCHSPACE_H

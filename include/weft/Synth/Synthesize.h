@@ -1,0 +1,104 @@
+//===- Synthesize.h - A plan for a graph program on a cluster -----*- C++
+//-*-===//
+//
+// The synthesizer's entry point (DESIGN.md §4, docs/Synthesis.md): builds
+// the search space at ratios proportional to device speed, searches it (A*,
+// repeated blocks memoised), builds the plan with the program builder
+// (include/weft/Spmd/ProgramBuilder.h) and scores it with the evaluator.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef WEFT_SYNTH_SYNTHESIZE_H
+#define WEFT_SYNTH_SYNTHESIZE_H
+
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/OwningOpRef.h"
+#include "weft/Cluster/ClusterSpec.h"
+#include "weft/Eval/Evaluator.h"
+#include "llvm/ADT/StringRef.h"
+#include "llvm/Support/Error.h"
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace weft {
+
+/// Switches and limits of synthesize().
+struct SynthOptions {
+  enum class Heuristic { Admissible, Zero } heuristic = Heuristic::Admissible;
+  /// Memoise repeated blocks (false: one A* over the whole program).
+  bool memo = true;
+  /// Keep the ratios proportional to device speed (no alternation with the
+  /// ratio LP).
+  bool fixedRatios = false;
+  /// Stop the search after this many seconds (0: none).
+  double timeLimitSeconds = 0;
+  /// Stop the search after this many expansions (0: none).
+  uint64_t maxExpansions = 0;
+  /// Integer shard sizes are multiples of this.
+  int64_t align = 1;
+  EvalOptions eval;
+  /// Progress lines (searches over 1 s), without a trailing newline.
+  std::function<void(llvm::StringRef)> progress;
+};
+
+/// The search's own figures.
+struct SynthStats {
+  double wallSeconds = 0;
+  uint64_t expansions = 0;
+  /// (incumbent − best f on the open list) / incumbent; 0 when finished.
+  double gap = 0;
+  /// A limit (expansions or time) stopped the search.
+  bool capped = false;
+  /// Rounds of A* → ratio LP done (0 with fixedRatios).
+  unsigned alternations = 0;
+};
+
+/// One collective inserted before an op.
+struct ExplainCollective {
+  /// The graph value moved ("" when unnamed) and its distributions.
+  std::string value, from, to;
+  /// Collectives in the relayout.
+  unsigned count = 0;
+  /// Largest per-device bytes of one collective.
+  double bytes = 0;
+  /// Forward + dual seconds on the slowest device.
+  double seconds = 0;
+};
+
+/// One op of the plan.
+struct ExplainRow {
+  /// The graph op's name, e.g. "graph.matmul", and its result's location.
+  std::string op, location;
+  /// Per mesh axis variant names joined by ", ".
+  std::string variant;
+  /// Operand and result distributions.
+  std::vector<std::string> operands, results;
+  std::vector<ExplainCollective> collectives;
+  /// The step's compute and communication (max over devices), seconds.
+  double computeSeconds = 0, commSeconds = 0;
+};
+
+/// A synthesized plan.
+struct SynthResult {
+  mlir::OwningOpRef<mlir::ModuleOp> plan;
+  /// g of the found program at its ratios (the search's own step time).
+  double searchStepSeconds = 0;
+  /// The evaluator's step time of the built plan.
+  double evaluatedStepSeconds = 0;
+  SynthStats stats;
+  /// One row per plan op, in the search's order.
+  std::vector<ExplainRow> explain;
+};
+
+/// Synthesizes a plan for `graph` (a graph module with @main) on `spec`.
+/// Errors: exit 2 when no plan fits memory (naming the device lacking the
+/// most memory under the best plan found, and by how much) or when a limit
+/// is hit with no plan found; exit 1 for bad input.
+llvm::Expected<SynthResult> synthesize(mlir::ModuleOp graph,
+                                       const ClusterSpec &spec,
+                                       const SynthOptions &options);
+
+} // namespace weft
+
+#endif // WEFT_SYNTH_SYNTHESIZE_H

@@ -1,0 +1,353 @@
+//===- Search.cpp - A* over the distributed instruction set ---------------===//
+//
+// DESIGN.md §4 at fixed ratios; docs/Synthesis.md.
+//
+//===----------------------------------------------------------------------===//
+
+#include "weft/Synth/Search.h"
+#include "llvm/Support/FormatVariadic.h"
+#include <chrono>
+#include <queue>
+#include <unordered_map>
+
+using namespace weft;
+using namespace weft::synth;
+
+namespace {
+using Clock = std::chrono::steady_clock;
+
+double secondsSince(Clock::time_point t) {
+  return std::chrono::duration<double>(Clock::now() - t).count();
+}
+
+/// Packs a choice's storage indices (8 bits per operand, up to 8).
+uint64_t packStorage(const StepChoice &c) {
+  uint64_t x = 0;
+  for (unsigned i = 0; i < c.storage.size() && i < 8; ++i)
+    x |= uint64_t(c.storage[i]) << (8 * i);
+  return x;
+}
+
+StepChoice unpack(uint16_t option, uint64_t storage, unsigned operands) {
+  StepChoice c;
+  c.option = option;
+  for (unsigned i = 0; i < operands; ++i)
+    c.storage.push_back(uint8_t((storage >> (8 * i)) & 0xff));
+  return c;
+}
+
+struct Node {
+  uint32_t parent;
+  uint32_t pos;
+  uint32_t keyOffset;
+  uint32_t memOffset;
+  uint16_t option;
+  bool dead = false;
+  bool closed = false;
+  uint64_t storage;
+  double g;
+};
+
+struct OpenEntry {
+  double f, g;
+  uint32_t node;
+  bool operator<(const OpenEntry &o) const {
+    // std::priority_queue pops the largest: invert.
+    if (f != o.f)
+      return f > o.f;
+    if (g != o.g)
+      return g < o.g;
+    return node > o.node;
+  }
+};
+
+/// The A* engine's arenas and tables.
+class AStar {
+public:
+  AStar(SearchSpace &space, const SearchLimits &limits)
+      : space(space), limits(limits), reps(space.numReps()),
+        end(space.numPositions()) {}
+
+  SearchOutcome run();
+
+private:
+  double h(unsigned pos) const {
+    return limits.admissible ? space.heuristic(pos) : 0;
+  }
+  StateKey keyOf(const Node &n) const {
+    unsigned len = space.live(n.pos).size();
+    return StateKey(keys.begin() + n.keyOffset,
+                    keys.begin() + n.keyOffset + len);
+  }
+  std::string hashKey(unsigned pos, const StateKey &key) const {
+    std::string s(reinterpret_cast<const char *>(&pos), sizeof(pos));
+    s.append(reinterpret_cast<const char *>(key.data()),
+             key.size() * sizeof(HeldId));
+    return s;
+  }
+  /// Adds a node unless dominated; returns its id or ~0u.
+  uint32_t add(uint32_t parent, unsigned pos, const StateKey &key,
+               const double *mem, double g, const StepChoice *choice);
+  /// Greedy completion from `from`: the best-f successor at every step.
+  std::optional<std::pair<double, uint32_t>> greedy(uint32_t from);
+  std::vector<StepChoice> path(uint32_t goal) const;
+  bool fits(const double *mem) const {
+    if (!limits.memoryPruning)
+      return true;
+    for (unsigned r = 0; r < reps; ++r)
+      if (mem[r] + mem[reps + r] > space.capacity()[r])
+        return false;
+    return true;
+  }
+
+  SearchSpace &space;
+  const SearchLimits &limits;
+  unsigned reps, end;
+  std::vector<Node> nodes;
+  std::vector<HeldId> keys;
+  std::vector<double> mems;
+  std::unordered_map<std::string, llvm::SmallVector<uint32_t, 2>> seen;
+  std::priority_queue<OpenEntry> open;
+  double incumbent = std::numeric_limits<double>::infinity();
+  uint32_t incumbentNode = ~0u;
+};
+
+uint32_t AStar::add(uint32_t parent, unsigned pos, const StateKey &key,
+                    const double *mem, double g, const StepChoice *choice) {
+  auto &list = seen[hashKey(pos, key)];
+  for (uint32_t other : list) {
+    const Node &o = nodes[other];
+    if (o.dead || o.g > g)
+      continue;
+    bool noMore = true;
+    for (unsigned i = 0; i < 2 * reps && noMore; ++i)
+      noMore = mems[o.memOffset + i] <= mem[i];
+    if (noMore)
+      return ~0u; // Dominated.
+  }
+  // Drop the nodes the new one dominates.
+  llvm::erase_if(list, [&](uint32_t other) {
+    Node &o = nodes[other];
+    if (o.dead)
+      return true;
+    if (o.g < g)
+      return false;
+    for (unsigned i = 0; i < 2 * reps; ++i)
+      if (mems[o.memOffset + i] < mem[i])
+        return false;
+    o.dead = true;
+    return true;
+  });
+  Node n;
+  n.parent = parent;
+  n.pos = pos;
+  n.keyOffset = keys.size();
+  keys.insert(keys.end(), key.begin(), key.end());
+  n.memOffset = mems.size();
+  mems.insert(mems.end(), mem, mem + 2 * reps);
+  n.option = choice ? choice->option : 0;
+  n.storage = choice ? packStorage(*choice) : 0;
+  n.g = g;
+  uint32_t id = nodes.size();
+  nodes.push_back(n);
+  list.push_back(id);
+  return id;
+}
+
+std::vector<StepChoice> AStar::path(uint32_t goal) const {
+  std::vector<StepChoice> out;
+  for (uint32_t n = goal; nodes[n].parent != ~0u; n = nodes[n].parent) {
+    const Node &node = nodes[n];
+    out.push_back(unpack(node.option, node.storage,
+                         space.ops[node.pos - 1].operands.size()));
+  }
+  std::reverse(out.begin(), out.end());
+  return out;
+}
+
+std::optional<std::pair<double, uint32_t>> AStar::greedy(uint32_t from) {
+  uint32_t cur = from;
+  std::vector<double> mem(2 * reps);
+  while (nodes[cur].pos < end) {
+    Node node = nodes[cur];
+    StateKey key = keyOf(node);
+    std::optional<StepResult> best;
+    StepChoice bestChoice;
+    double bestF = 0;
+    space.forEachChoice(node.pos, [&](const StepChoice &c) {
+      auto r = space.step(node.pos, key, c);
+      if (!r)
+        return;
+      for (unsigned i = 0; i < reps; ++i) {
+        mem[i] = mems[node.memOffset + i] + r->committed[i];
+        mem[reps + i] =
+            std::max(mems[node.memOffset + reps + i], r->transient[i]);
+      }
+      if (!fits(mem.data()))
+        return;
+      double f = r->cost + space.heuristic(node.pos + 1);
+      if (!best || f < bestF) {
+        best = std::move(r);
+        bestChoice = c;
+        bestF = f;
+      }
+    });
+    if (!best)
+      return std::nullopt;
+    for (unsigned i = 0; i < reps; ++i) {
+      mem[i] = mems[node.memOffset + i] + best->committed[i];
+      mem[reps + i] =
+          std::max(mems[node.memOffset + reps + i], best->transient[i]);
+    }
+    // Greedy nodes are stored but not opened (they may be dominated).
+    Node n;
+    n.parent = cur;
+    n.pos = node.pos + 1;
+    n.keyOffset = keys.size();
+    keys.insert(keys.end(), best->next.begin(), best->next.end());
+    n.memOffset = mems.size();
+    mems.insert(mems.end(), mem.begin(), mem.end());
+    n.option = bestChoice.option;
+    n.storage = packStorage(bestChoice);
+    n.g = node.g + best->cost;
+    n.dead = true;
+    cur = nodes.size();
+    nodes.push_back(n);
+  }
+  return std::make_pair(nodes[cur].g, cur);
+}
+
+SearchOutcome AStar::run() {
+  auto start = Clock::now();
+  SearchOutcome out;
+  std::vector<double> zero(2 * reps, 0);
+  uint32_t root = add(~0u, 0, {}, zero.data(), 0, nullptr);
+  open.push({h(0), 0, root});
+  if (auto inc = greedy(root)) {
+    incumbent = inc->first;
+    incumbentNode = inc->second;
+  }
+  double lastReport = 1;
+  std::vector<double> mem(2 * reps);
+  uint32_t goal = ~0u;
+  while (!open.empty()) {
+    OpenEntry top = open.top();
+    if (nodes[top.node].dead || nodes[top.node].closed) {
+      open.pop();
+      continue;
+    }
+    if (nodes[top.node].pos == end) {
+      goal = top.node;
+      break;
+    }
+    bool stop = limits.maxExpansions && out.expansions >= limits.maxExpansions;
+    if (!stop && (out.expansions & 255) == 0) {
+      double t = secondsSince(start);
+      stop = limits.timeLimitSeconds > 0 && t >= limits.timeLimitSeconds;
+      if (limits.progress && t >= lastReport) {
+        lastReport = t + 1;
+        limits.progress(llvm::formatv("synthesis: {0} expansions ({1}/s), "
+                                      "best {2:f6} s, bound {3:f6} s",
+                                      out.expansions,
+                                      uint64_t(out.expansions / t), incumbent,
+                                      top.f)
+                            .str());
+      }
+    }
+    if (stop) {
+      out.capped = true;
+      out.lowerBound = top.f;
+      // Greedy completion of the best open state may beat the incumbent.
+      if (auto inc = greedy(top.node); inc && inc->first < incumbent) {
+        incumbent = inc->first;
+        incumbentNode = inc->second;
+      }
+      break;
+    }
+    open.pop();
+    Node node = nodes[top.node];
+    nodes[top.node].closed = true;
+    ++out.expansions;
+    StateKey key = keyOf(node);
+    double hNext = h(node.pos + 1);
+    space.forEachChoice(node.pos, [&](const StepChoice &c) {
+      auto r = space.step(node.pos, key, c);
+      if (!r)
+        return;
+      double g = node.g + r->cost;
+      if (g + hNext > incumbent * (1 + 1e-12))
+        return;
+      for (unsigned i = 0; i < reps; ++i) {
+        mem[i] = mems[node.memOffset + i] + r->committed[i];
+        mem[reps + i] =
+            std::max(mems[node.memOffset + reps + i], r->transient[i]);
+      }
+      if (!fits(mem.data()))
+        return;
+      uint32_t id = add(top.node, node.pos + 1, r->next, mem.data(), g, &c);
+      if (id != ~0u)
+        open.push({g + hNext, g, id});
+    });
+  }
+  uint32_t best = ~0u;
+  if (goal != ~0u && (incumbentNode == ~0u || nodes[goal].g <= incumbent))
+    best = goal;
+  else
+    best = incumbentNode;
+  if (best != ~0u) {
+    out.found = true;
+    out.cost = nodes[best].g;
+    out.choices = path(best);
+    for (unsigned r = 0; r < reps; ++r)
+      out.peakMemory.push_back(mems[nodes[best].memOffset + r] +
+                               mems[nodes[best].memOffset + reps + r]);
+  }
+  if (!out.capped)
+    out.lowerBound = out.cost;
+  out.gap = out.found && out.cost > 0
+                ? std::max(0.0, (out.cost - out.lowerBound) / out.cost)
+                : 0;
+  if (!out.found)
+    out.gap = 0;
+  out.wallSeconds = secondsSince(start);
+  return out;
+}
+} // namespace
+
+SearchOutcome weft::synth::searchAStar(SearchSpace &space,
+                                       const SearchLimits &limits) {
+  AStar a(space, limits);
+  return a.run();
+}
+
+std::optional<double> weft::synth::replay(SearchSpace &space,
+                                          llvm::ArrayRef<StepChoice> choices,
+                                          std::vector<StepDetail> *details,
+                                          RepVector *peakMemory) {
+  if (choices.size() != space.numPositions())
+    return std::nullopt;
+  StateKey key;
+  double total = 0;
+  unsigned reps = space.numReps();
+  RepVector committed(reps, 0), transient(reps, 0);
+  for (unsigned p = 0; p < choices.size(); ++p) {
+    StepDetail detail;
+    auto r = space.step(p, key, choices[p], details ? &detail : nullptr);
+    if (!r)
+      return std::nullopt;
+    total += r->cost;
+    for (unsigned i = 0; i < reps; ++i) {
+      committed[i] += r->committed[i];
+      transient[i] = std::max(transient[i], r->transient[i]);
+    }
+    key = std::move(r->next);
+    if (details)
+      details->push_back(std::move(detail));
+  }
+  if (peakMemory) {
+    peakMemory->clear();
+    for (unsigned i = 0; i < reps; ++i)
+      peakMemory->push_back(committed[i] + transient[i]);
+  }
+  return total;
+}

@@ -1,0 +1,881 @@
+//===- SearchSpace.cpp - The distributed instruction set at fixed ratios --===//
+//
+// Builds the order, values, options and cost tables of a SearchSpace and
+// implements its transition function. Costs come from the evaluator's
+// functions: op work from the graph CostOpInterface at shard shapes
+// (costTermsOf, opTime), collectives from lib/Eval's CollectivePricer on
+// lib/Cost, memory from weft/Cost/Memory.h. docs/Synthesis.md.
+//
+//===----------------------------------------------------------------------===//
+
+#include "weft/Synth/SearchSpace.h"
+#include "CollectivePricer.h"
+#include "Graph/IR/GraphInterfaces.h"
+#include "Graph/IR/GraphOps.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "weft/Analysis/GraphCostModel.h"
+#include "weft/Eval/MeshLayout.h"
+#include "weft/Spmd/Relayout.h"
+#include "weft/Support/Error.h"
+#include "llvm/ADT/DenseSet.h"
+#include <numeric>
+#include <set>
+
+using namespace weft;
+using namespace weft::synth;
+using spmd::AxisDist;
+using spmd::DistAttr;
+
+namespace {
+/// A relayout of one value type between two distributions, priced.
+struct RelayoutCost {
+  bool ok = false;
+  RepVector comm, transient;
+  double maxSeconds = 0, bytes = 0;
+  unsigned collectives = 0;
+};
+} // namespace
+
+struct SearchSpace::Impl {
+  const ClusterSpec *spec = nullptr;
+  EvalOptions eval;
+  mlir::OwningOpRef<mlir::ModuleOp> holder;
+  std::optional<MeshLayout> layout;
+  std::unique_ptr<CollectivePricer> pricer;
+  std::vector<mlir::RankedTensorType> types;
+  llvm::DenseMap<mlir::Type, unsigned> typeIds;
+  std::map<std::tuple<unsigned, DistId, DistId, bool, bool>, RelayoutCost>
+      relayouts;
+
+  double elementBytes(mlir::RankedTensorType type) const {
+    if (type.getElementType().isa<mlir::FloatType>())
+      return bytesPerElement(eval.dtype);
+    return std::max(1u, type.getElementTypeBitWidth() / 8);
+  }
+  double shardElements(mlir::RankedTensorType type, DistAttr dist,
+                       unsigned d) const {
+    auto s = layout->shardShape(type, dist, d);
+    double n = 1;
+    for (int64_t x : s)
+      n *= double(x);
+    return n;
+  }
+  double shardBytes(mlir::RankedTensorType type, DistAttr dist,
+                    unsigned d) const {
+    return elementBytes(type) * shardElements(type, dist, d);
+  }
+  /// Seconds of `kind` along `axes` for the group of mesh device `rep`;
+  /// `bytesOf(meshDevice)` is a member's contribution.
+  double priceAlong(spmd::Collective kind, AxisMask axes, unsigned rep,
+                    llvm::function_ref<double(unsigned)> bytesOf,
+                    CollectiveVariant variant = {}) {
+    if (layout->sizeOf(axes) <= 1 || !spmd::communicates(kind))
+      return 0;
+    llvm::SmallVector<unsigned> cluster, group = layout->groupAlong(rep, axes);
+    llvm::SmallVector<double> bytes;
+    for (unsigned y : group) {
+      cluster.push_back(layout->clusterDevice(y));
+      bytes.push_back(bytesOf(y));
+    }
+    return pricer->seconds(kind, cluster, bytes, variant);
+  }
+};
+
+SearchSpace::SearchSpace() : impl(std::make_unique<Impl>()) {}
+SearchSpace::~SearchSpace() = default;
+SearchSpace::SearchSpace(SearchSpace &&) = default;
+
+DistId SearchSpace::intern(DistAttr d) {
+  auto [it, inserted] = distIds.try_emplace(d, dists.size());
+  if (inserted)
+    dists.push_back(d);
+  return it->second;
+}
+
+HeldId SearchSpace::internHeld(const HeldSet &s) {
+  auto [it, inserted] = heldIds.try_emplace(s, heldSets.size());
+  if (inserted)
+    heldSets.push_back(s);
+  return it->second;
+}
+
+namespace weft::synth {
+/// Builds a SearchSpace (friend of the class).
+struct SpaceBuilder {
+  SearchSpace &s;
+  SearchSpace::Impl &impl;
+  mlir::MLIRContext *ctx;
+  llvm::DenseMap<mlir::Value, unsigned> valueIds;
+  std::map<int64_t, int64_t> segmentOfExtent;
+
+  int64_t segmentFor(int64_t extent) {
+    auto [it, inserted] =
+        segmentOfExtent.try_emplace(extent, int64_t(segmentOfExtent.size()));
+    return it->second;
+  }
+
+  unsigned typeId(mlir::Type t) {
+    auto [it, inserted] = impl.typeIds.try_emplace(t, impl.types.size());
+    if (inserted)
+      impl.types.push_back(t.cast<mlir::RankedTensorType>());
+    return it->second;
+  }
+
+  llvm::Error collect(mlir::func::FuncOp func);
+  llvm::Error makeMesh(const ClusterSpec &spec, llvm::ArrayRef<double> ratios);
+  llvm::Error makeOptions(unsigned p);
+  void finish();
+};
+} // namespace weft::synth
+
+llvm::Error SpaceBuilder::collect(mlir::func::FuncOp func) {
+  auto addValue = [&](mlir::Value v, ValueInfo::Kind kind, int defPos,
+                      std::string name) -> llvm::Error {
+    auto type = v.getType().dyn_cast<mlir::RankedTensorType>();
+    if (!type || !type.hasStaticShape())
+      return badInput("synthesis needs static tensor types; '{0}' has none",
+                      name.empty() ? std::string("a value") : name);
+    ValueInfo info;
+    info.kind = kind;
+    info.value = v;
+    info.typeId = typeId(type);
+    info.shape.assign(type.getShape().begin(), type.getShape().end());
+    info.isFloat = type.getElementType().isa<mlir::FloatType>();
+    info.defPos = defPos;
+    info.name = std::move(name);
+    valueIds[v] = s.values.size();
+    s.values.push_back(std::move(info));
+    return llvm::Error::success();
+  };
+  for (mlir::BlockArgument arg : func.getArguments()) {
+    std::string name;
+    if (auto n = func.getArgAttrOfType<mlir::StringAttr>(arg.getArgNumber(),
+                                                         "graph.input"))
+      name = n.getValue().str();
+    if (auto err = addValue(arg, ValueInfo::Kind::Input, -1, name))
+      return err;
+  }
+  // The order: the program's ops, except that ops computed from leaves
+  // alone (constants, views of parameters) are placed just before their
+  // first user, so that repeated blocks have repeated live sets.
+  std::vector<mlir::Operation *> nonLeaf;
+  llvm::DenseSet<mlir::Operation *> lazy;
+  for (mlir::Operation &op : func.getBody().front()) {
+    if (llvm::isa<mlir::func::ReturnOp>(op))
+      continue;
+    if (auto p = llvm::dyn_cast<graph::ParameterOp>(op)) {
+      if (auto err = addValue(p.getResult(), ValueInfo::Kind::Parameter, -1,
+                              p.getName().str()))
+        return err;
+      s.values.back().grad = true;
+      continue;
+    }
+    if (auto b = llvm::dyn_cast<graph::BufferOp>(op)) {
+      if (auto err = addValue(b.getResult(), ValueInfo::Kind::Buffer, -1,
+                              b.getName().str()))
+        return err;
+      continue;
+    }
+    if (!llvm::isa<graph::ShardingRuleOpInterface>(op) ||
+        !llvm::isa<graph::CostOpInterface>(op))
+      return badInput("synthesis does not know '{0}'",
+                      op.getName().getStringRef().str());
+    bool leafOnly = llvm::all_of(op.getOperands(), [&](mlir::Value v) {
+      mlir::Operation *def = v.getDefiningOp();
+      return def && (llvm::isa<graph::ParameterOp, graph::BufferOp>(def) ||
+                     lazy.contains(def));
+    });
+    if (leafOnly)
+      lazy.insert(&op);
+    nonLeaf.push_back(&op);
+  }
+  llvm::DenseSet<mlir::Operation *> placed;
+  std::vector<mlir::Operation *> order;
+  std::function<void(mlir::Operation *)> place = [&](mlir::Operation *op) {
+    if (!placed.insert(op).second)
+      return;
+    for (mlir::Value v : op->getOperands())
+      if (mlir::Operation *def = v.getDefiningOp())
+        if (lazy.contains(def))
+          place(def);
+    order.push_back(op);
+  };
+  for (mlir::Operation *op : nonLeaf)
+    if (!lazy.contains(op))
+      place(op);
+  for (mlir::Operation *op : nonLeaf)
+    place(op);
+  for (auto [p, op] : llvm::enumerate(order)) {
+    OpInfo info;
+    info.op = op;
+    bool grad = false;
+    for (mlir::Value v : op->getOperands()) {
+      unsigned id = valueIds.lookup(v);
+      info.operands.push_back(id);
+      grad |= s.values[id].grad;
+      auto &uses = s.values[id].uses;
+      if (uses.empty() || uses.back() != p)
+        uses.push_back(p);
+    }
+    for (mlir::Value r : op->getResults()) {
+      if (auto err = addValue(r, ValueInfo::Kind::Op, int(p), ""))
+        return err;
+      s.values.back().grad = grad && s.values.back().isFloat;
+      info.results.push_back(s.values.size() - 1);
+    }
+    s.ops.push_back(std::move(info));
+  }
+  for (ValueInfo &v : s.values)
+    v.availableAt = v.defPos >= 0    ? unsigned(v.defPos + 1)
+                    : v.uses.empty() ? ~0u
+                                     : v.uses.front() + 1;
+  return llvm::Error::success();
+}
+
+llvm::Error SpaceBuilder::makeMesh(const ClusterSpec &spec,
+                                   llvm::ArrayRef<double> ratios) {
+  DType dtype = impl.eval.dtype;
+  int64_t k = 0;
+  for (const Node &n : spec.nodes)
+    k = std::gcd<int64_t>(k, n.numDevices);
+  k = std::max<int64_t>(k, 1);
+  std::vector<llvm::SmallVector<int64_t>> nodesOfClass(spec.classes.size());
+  std::vector<unsigned> classOfMeshNode;
+  for (const Node &n : spec.nodes) {
+    unsigned cls = spec.classOf(n.firstDevice).id;
+    for (unsigned r = 0; r < n.numDevices / k; ++r) {
+      nodesOfClass[cls].push_back(classOfMeshNode.size());
+      classOfMeshNode.push_back(cls);
+    }
+  }
+  llvm::SmallVector<mlir::Attribute> classes;
+  std::vector<double> devicesOfClass;
+  for (const DeviceClass &c : spec.classes) {
+    const DeviceType &type = spec.deviceTypes[c.typeIndex];
+    classes.push_back(spmd::DeviceClassAttr::get(
+        ctx, type.name, std::llround(type.peakFlops(dtype) / 1e9),
+        std::llround(type.memoryGB * 1000),
+        mlir::DenseI64ArrayAttr::get(ctx, nodesOfClass[c.id])));
+    devicesOfClass.push_back(double(nodesOfClass[c.id].size() * k));
+  }
+  s.mesh = spmd::MeshAttr::get(ctx, mlir::DenseI64ArrayAttr::get(ctx, {k}),
+                               mlir::ArrayAttr::get(ctx, classes));
+  s.axisSizes = {int64_t(classOfMeshNode.size()), k};
+  if (ratios.empty()) {
+    double total = 0;
+    for (auto [i, c] : llvm::enumerate(spec.classes)) {
+      double w = spec.deviceTypes[c.typeIndex].peakFlops(dtype);
+      s.ratios.push_back(w);
+      total += w * devicesOfClass[i];
+    }
+    for (double &r : s.ratios)
+      r /= total;
+  } else {
+    if (ratios.size() != spec.classes.size())
+      return badInput("{0} ratios given for {1} device classes", ratios.size(),
+                      spec.classes.size());
+    s.ratios.assign(ratios.begin(), ratios.end());
+  }
+  // Representatives: the first device of the first mesh node of each class
+  // (a class is one device type in one node shape with one set of links).
+  for (auto [cls, nodes] : llvm::enumerate(nodesOfClass)) {
+    if (nodes.empty())
+      continue;
+    s.repDevices.push_back(unsigned(nodes.front() * k));
+    s.repWeight.push_back(unsigned(nodes.size() * k));
+  }
+  return llvm::Error::success();
+}
+
+/// The distribution of one tensor from one layout per axis.
+static std::optional<DistAttr>
+distFrom(mlir::MLIRContext *ctx, llvm::ArrayRef<graph::AxisLayout> perAxis,
+         llvm::ArrayRef<int64_t> shape, llvm::ArrayRef<int64_t> axisSizes,
+         llvm::function_ref<int64_t(int64_t)> segmentFor) {
+  llvm::SmallVector<AxisDist, 4> entries;
+  llvm::SmallVector<int64_t, 4> ways(shape.size(), 1), align(shape.size(), 1);
+  for (auto [a, l] : llvm::enumerate(perAxis)) {
+    switch (l.kind) {
+    case graph::AxisLayout::Kind::Identity:
+      entries.push_back(AxisDist::identity());
+      break;
+    case graph::AxisLayout::Kind::Reduce:
+      entries.push_back(l.combiner == graph::Combiner::Max ? AxisDist::max()
+                                                           : AxisDist::sum());
+      break;
+    case graph::AxisLayout::Kind::Gather:
+      if (l.dim < 0 || l.dim >= int64_t(shape.size()))
+        return std::nullopt;
+      entries.push_back(AxisDist::gather(l.dim, segmentFor(shape[l.dim])));
+      ways[l.dim] *= axisSizes[a];
+      align[l.dim] = std::max(align[l.dim], l.align);
+      break;
+    }
+  }
+  // Validity filters: no split of a size-1 dim nor of a dim with fewer
+  // units than devices along its axes.
+  for (unsigned d = 0; d < shape.size(); ++d)
+    if (ways[d] > 1 && (shape[d] < 2 || shape[d] / align[d] < ways[d]))
+      return std::nullopt;
+  DistAttr dist = DistAttr::get(ctx, entries);
+  if (!spmd::isStructurallyValid(dist))
+    return std::nullopt;
+  return dist;
+}
+
+llvm::Error SpaceBuilder::makeOptions(unsigned p) {
+  OpInfo &info = s.ops[p];
+  mlir::Operation *op = info.op;
+  llvm::SmallVector<graph::ShardingVariant, 8> variants;
+  llvm::cast<graph::ShardingRuleOpInterface>(op).getShardingVariants(variants);
+  unsigned replicate = ~0u;
+  for (auto [i, v] : llvm::enumerate(variants)) {
+    info.variantNames.push_back(v.name);
+    if (llvm::StringRef(v.name).endswith(".replicate"))
+      replicate = i;
+  }
+  if (replicate == ~0u)
+    return badInput("'{0}' has no replicate variant",
+                    op->getName().getStringRef().str());
+  unsigned numAxes = s.numAxes();
+  bool grad =
+      llvm::any_of(info.operands, [&](unsigned v) { return s.values[v].grad; });
+  auto cop = llvm::cast<graph::CostOpInterface>(op);
+  std::set<
+      std::pair<llvm::SmallVector<DistId, 4>, llvm::SmallVector<DistId, 2>>>
+      seen;
+  llvm::SmallVector<uint16_t, 4> idx(numAxes, 0);
+  auto allowed = [&](unsigned axis) -> unsigned {
+    return s.axisSizes[axis] > 1 ? variants.size() : 1;
+  };
+  auto pick = [&](unsigned axis, unsigned i) -> unsigned {
+    return s.axisSizes[axis] > 1 ? i : replicate;
+  };
+  info.minCompute.assign(s.numReps(), std::numeric_limits<double>::infinity());
+  while (true) {
+    OpOption option;
+    bool valid = true;
+    for (unsigned a = 0; a < numAxes; ++a)
+      option.perAxis.push_back(pick(a, idx[a]));
+    auto segFor = [&](int64_t e) { return segmentFor(e); };
+    for (unsigned i = 0; i < op->getNumOperands() && valid; ++i) {
+      llvm::SmallVector<graph::AxisLayout, 4> perAxis;
+      for (unsigned a = 0; a < numAxes; ++a) {
+        const auto &v = variants[option.perAxis[a]];
+        perAxis.push_back(i < v.operands.size() ? v.operands[i]
+                                                : graph::AxisLayout());
+      }
+      auto d = distFrom(ctx, perAxis, s.values[info.operands[i]].shape,
+                        s.axisSizes, segFor);
+      if (!d)
+        valid = false;
+      else
+        option.operands.push_back(s.intern(*d));
+    }
+    for (unsigned i = 0; i < op->getNumResults() && valid; ++i) {
+      llvm::SmallVector<graph::AxisLayout, 4> perAxis;
+      for (unsigned a = 0; a < numAxes; ++a) {
+        const auto &v = variants[option.perAxis[a]];
+        perAxis.push_back(i < v.results.size() ? v.results[i]
+                                               : graph::AxisLayout());
+      }
+      auto d = distFrom(ctx, perAxis, s.values[info.results[i]].shape,
+                        s.axisSizes, segFor);
+      if (!d)
+        valid = false;
+      else
+        option.results.push_back(s.intern(*d));
+    }
+    if (valid && seen.insert({option.operands, option.results}).second) {
+      for (auto [r, rep] : llvm::enumerate(s.repDevices)) {
+        const DeviceType &type = impl.layout->typeOf(rep);
+        graph::ShardShapes shapes;
+        for (auto [i, v] : llvm::enumerate(info.operands)) {
+          graph::TensorShape t =
+              graph::TensorShape::of(s.values[v].value.getType());
+          t.dims = impl.layout->shardShape(impl.types[s.values[v].typeId],
+                                           s.dist(option.operands[i]), rep);
+          shapes.operands.push_back(t);
+        }
+        double produced = 0;
+        for (auto [i, v] : llvm::enumerate(info.results)) {
+          auto type = impl.types[s.values[v].typeId];
+          graph::TensorShape t = graph::TensorShape::of(type);
+          t.dims =
+              impl.layout->shardShape(type, s.dist(option.results[i]), rep);
+          produced += double(t.numElements()) * impl.elementBytes(type);
+          shapes.results.push_back(t);
+        }
+        OpCostTerms terms = costTermsOf(cop, shapes, impl.eval.dtype);
+        double seconds = 0, kept = 0;
+        if (terms.forward.flops != 0 || terms.forward.bytes != 0) {
+          seconds =
+              opTime(type, impl.eval.dtype, terms.forward, impl.eval.profile)
+                  .seconds;
+          if (grad) {
+            seconds +=
+                opTime(type, impl.eval.dtype, terms.backward, impl.eval.profile)
+                    .seconds;
+            kept = terms.keptBytes;
+          }
+        }
+        option.compute.push_back(seconds);
+        option.kept.push_back(kept);
+        option.produced.push_back(produced);
+        info.minCompute[r] = std::min(info.minCompute[r], seconds);
+      }
+      info.options.push_back(std::move(option));
+    }
+    // Next combination (axis 0 slowest: deterministic order).
+    int a = int(numAxes) - 1;
+    while (a >= 0 && ++idx[a] >= allowed(a))
+      idx[a--] = 0;
+    if (a < 0)
+      break;
+  }
+  if (info.options.empty())
+    return badInput("'{0}' has no valid variant on this mesh",
+                    op->getName().getStringRef().str());
+  return llvm::Error::success();
+}
+
+void SpaceBuilder::finish() {
+  unsigned n = s.ops.size();
+  s.liveAt.assign(n + 1, {});
+  for (auto [id, v] : llvm::enumerate(s.values)) {
+    if (v.uses.empty())
+      continue;
+    for (unsigned p = v.availableAt; p <= v.uses.back() && p <= n; ++p)
+      s.liveAt[p].push_back(id);
+  }
+  for (auto &live : s.liveAt)
+    llvm::stable_sort(live, [&](unsigned a, unsigned b) {
+      return std::make_pair(s.values[a].availableAt, a) <
+             std::make_pair(s.values[b].availableAt, b);
+    });
+  unsigned reps = s.numReps();
+  std::vector<double> suffix(reps, 0);
+  s.suffixH.assign(n + 1, 0);
+  for (int p = int(n) - 1; p >= 0; --p) {
+    for (unsigned r = 0; r < reps; ++r)
+      suffix[r] += s.ops[p].minCompute[r];
+    s.suffixH[p] = *std::max_element(suffix.begin(), suffix.end());
+  }
+  for (unsigned rep : s.repDevices)
+    s.capacity_.push_back(impl.layout->typeOf(rep).memoryBytes() *
+                          (1 - impl.eval.reservedMemoryFraction));
+}
+
+llvm::Expected<std::unique_ptr<SearchSpace>>
+SearchSpace::build(mlir::ModuleOp graph, const ClusterSpec &spec,
+                   const EvalOptions &eval, llvm::ArrayRef<double> ratios,
+                   int64_t align) {
+  (void)align;
+  std::unique_ptr<SearchSpace> space(new SearchSpace());
+  mlir::MLIRContext *ctx = graph.getContext();
+  ctx->getOrLoadDialect<spmd::SpmdDialect>();
+  SpaceBuilder b{*space, *space->impl, ctx,
+                 llvm::DenseMap<mlir::Value, unsigned>(),
+                 std::map<int64_t, int64_t>()};
+  space->impl->spec = &spec;
+  space->impl->eval = eval;
+  mlir::func::FuncOp func;
+  for (auto f : graph.getOps<mlir::func::FuncOp>())
+    if (!f.isExternal() && (!func || f.getName() == "main"))
+      func = f;
+  if (!func)
+    return badInput("the graph module has no function");
+  if (auto err = b.collect(func))
+    return std::move(err);
+  if (auto err = b.makeMesh(spec, ratios))
+    return std::move(err);
+  // Segments: one per split extent, all at the fixed ratios. Options are
+  // made first (they create the segments), priced after the layout exists;
+  // so collect the extents first.
+  for (const ValueInfo &v : space->values)
+    for (int64_t e : v.shape)
+      if (e >= 2)
+        b.segmentFor(e);
+  for (auto [extent, id] : b.segmentOfExtent)
+    space->segments.push_back(spmd::SegmentAttr::get(
+        ctx, id, extent, mlir::DenseF64ArrayAttr::get(ctx, space->ratios),
+        nullptr, 1));
+  llvm::sort(space->segments, [](spmd::SegmentAttr a, spmd::SegmentAttr b) {
+    return a.getId() < b.getId();
+  });
+  mlir::OpBuilder builder(ctx);
+  space->impl->holder = mlir::ModuleOp::create(builder.getUnknownLoc());
+  mlir::ModuleOp holder = *space->impl->holder;
+  holder->setAttr(spmd::SpmdDialect::kMeshAttr, space->mesh);
+  llvm::SmallVector<mlir::Attribute> segs(space->segments.begin(),
+                                          space->segments.end());
+  holder->setAttr(spmd::SpmdDialect::kSegmentsAttr,
+                  mlir::ArrayAttr::get(ctx, segs));
+  auto layout = MeshLayout::get(holder, spec);
+  if (!layout)
+    return layout.takeError();
+  space->impl->layout.emplace(std::move(*layout));
+  space->impl->pricer =
+      std::make_unique<CollectivePricer>(spec, eval.profile, eval.collectives);
+  for (unsigned p = 0; p < space->ops.size(); ++p)
+    if (auto err = b.makeOptions(p))
+      return std::move(err);
+  b.finish();
+  return space;
+}
+
+//===----------------------------------------------------------------------===//
+// Transitions
+//===----------------------------------------------------------------------===//
+
+llvm::ArrayRef<StorageOption> SearchSpace::storageOptions(unsigned value,
+                                                          DistId use) {
+  auto [it, inserted] = storage.try_emplace({value, use});
+  std::vector<StorageOption> &out = it->second;
+  if (!inserted)
+    return out;
+  const ValueInfo &v = values[value];
+  DistAttr useDist = dist(use);
+  if (useDist.isPartial())
+    return out; // A leaf is never a partial value.
+  unsigned reps = numReps();
+  if (v.kind != ValueInfo::Kind::Parameter) {
+    StorageOption o;
+    o.strategy = v.kind == ValueInfo::Kind::Buffer
+                     ? spmd::ParamStrategy::Buffer
+                     : spmd::ParamStrategy::Replicated;
+    o.stored = use;
+    o.sync.assign(reps, 0);
+    o.committed.assign(reps, 0);
+    if (v.kind == ValueInfo::Kind::Buffer) {
+      auto type = impl->types[v.typeId];
+      for (unsigned r = 0; r < reps; ++r) {
+        MemoryCounts c;
+        c.storedParameters = impl->shardElements(type, useDist, repDevices[r]);
+        o.committed[r] =
+            deviceMemory(c, impl->eval.dtype, impl->eval.optimizer).total();
+      }
+    }
+    out.push_back(std::move(o));
+    return out;
+  }
+  AxisMask idAxes = 0;
+  for (auto [a, e] : llvm::enumerate(useDist.getAxes()))
+    if (e.isIdentity() && axisSizes[a] > 1)
+      idAxes |= 1u << a;
+  llvm::SmallVector<std::pair<spmd::ParamStrategy, DistAttr>, 4> candidates;
+  candidates.push_back({spmd::ParamStrategy::Replicated, useDist});
+  if (idAxes) {
+    candidates.push_back({spmd::ParamStrategy::Zero1, useDist});
+    candidates.push_back({spmd::ParamStrategy::Zero2, useDist});
+    // ZeRO-3: the largest dim not split by the use, split over every id
+    // axis, gathered before use.
+    int64_t ways = impl->layout->sizeOf(idAxes);
+    int best = -1;
+    for (unsigned d = 0; d < v.shape.size(); ++d) {
+      bool split = llvm::any_of(useDist.getAxes(), [&](const AxisDist &e) {
+        return e.isGather() && e.dim == int64_t(d);
+      });
+      if (!split && v.shape[d] >= 2 && v.shape[d] >= ways &&
+          (best < 0 || v.shape[d] > v.shape[best]))
+        best = int(d);
+    }
+    if (best >= 0) {
+      DistAttr stored = useDist;
+      int64_t seg = 0;
+      for (const spmd::SegmentAttr &sa : segments)
+        if (sa.getExtent() == v.shape[best])
+          seg = sa.getId();
+      for (unsigned a = 0; a < numAxes(); ++a)
+        if (idAxes & (1u << a))
+          stored = stored.with(a, AxisDist::gather(best, seg));
+      if (spmd::isStructurallyValid(stored))
+        candidates.push_back({spmd::ParamStrategy::Zero3, stored});
+    }
+  }
+  auto type = impl->types[v.typeId];
+  const EvalOptions &eval = impl->eval;
+  double gb = gradientBytesPerElement(eval.dtype);
+  double pb = parameterBytesPerElement(eval.dtype);
+  double pE = pb, gE = gb;
+  double oE = optimizerBytesPerElement(eval.optimizer, eval.dtype);
+  double flopsPerElement = eval.optimizer == Optimizer::Adam       ? 12
+                           : eval.optimizer == Optimizer::Momentum ? 4
+                                                                   : 2;
+  for (auto &[strategy, stored] : candidates) {
+    const spmd::StrategyDual &dual = spmd::dualOf(strategy);
+    StorageOption o;
+    o.strategy = strategy;
+    o.stored = intern(stored);
+    AxisMask storedId = 0;
+    for (auto [a, e] : llvm::enumerate(stored.getAxes()))
+      if (e.isIdentity())
+        storedId |= 1u << a;
+    double idSize = double(impl->layout->sizeOf(storedId));
+    double update = 0, gather = 0;
+    for (unsigned r = 0; r < reps; ++r) {
+      unsigned rep = repDevices[r];
+      auto elementsOf = [&](unsigned d) {
+        return impl->shardElements(type, stored, d);
+      };
+      double e = elementsOf(rep);
+      MemoryCounts c;
+      c.storedParameters = e;
+      c.gradientParameters = dual.gradientSharded ? e / idSize : e;
+      c.optimizerParameters = dual.optimizerSharded ? e / idSize : e;
+      o.committed.push_back(
+          deviceMemory(c, eval.dtype, eval.optimizer).total());
+      CollectiveVariant best;
+      best.bestAllReduce = true;
+      double sync = 0;
+      if (dual.gradientSync == spmd::Collective::AllReduce)
+        sync = impl->priceAlong(
+            spmd::Collective::AllReduce, storedId, rep,
+            [&](unsigned d) { return elementsOf(d) * gb; }, best);
+      else
+        sync = impl->priceAlong(
+            dual.gradientSync, storedId, rep,
+            [&](unsigned d) { return elementsOf(d) * gb / idSize; }, best);
+      o.sync.push_back(sync);
+      gather = std::max(
+          gather,
+          impl->priceAlong(
+              dual.afterUpdate, storedId, rep,
+              [&](unsigned d) { return elementsOf(d) * pb / idSize; }, best));
+      double opt = c.optimizerParameters;
+      OpWork work{OpClass::Elementwise, flopsPerElement * opt,
+                  opt * (2 * pE + gE + 2 * oE)};
+      update = std::max(update, opTime(impl->layout->typeOf(rep), eval.dtype,
+                                       work, eval.profile)
+                                    .seconds);
+    }
+    o.optimizerSeconds = update + gather;
+    out.push_back(std::move(o));
+  }
+  return out;
+}
+
+/// The relayout of a value of type `typeId` from `from` to `to`.
+static const RelayoutCost &relayoutCost(SearchSpace &s, SearchSpace::Impl &impl,
+                                        unsigned typeId, DistId from, DistId to,
+                                        bool grad, bool zero3) {
+  auto [it, inserted] =
+      impl.relayouts.try_emplace({typeId, from, to, grad, zero3});
+  RelayoutCost &c = it->second;
+  if (!inserted)
+    return c;
+  auto steps = spmd::planRelayout(s.dist(from), s.dist(to));
+  if (mlir::failed(steps))
+    return c;
+  c.ok = true;
+  unsigned reps = s.numReps();
+  c.comm.assign(reps, 0);
+  c.transient.assign(reps, 0);
+  auto type = impl.types[typeId];
+  for (const spmd::RelayoutStep &st : *steps) {
+    AxisMask mask = 1u << st.axis;
+    auto inBytes = [&](unsigned d) {
+      return impl.shardBytes(type, st.before, d);
+    };
+    auto outBytes = [&](unsigned d) {
+      return impl.shardBytes(type, st.after, d);
+    };
+    spmd::Collective fwd = spmd::Collective::None, bwd = spmd::Collective::None;
+    bool byResult = false, reverses = false;
+    switch (st.kind) {
+    case spmd::RelayoutKind::Shard:
+      break;
+    case spmd::RelayoutKind::AllGather:
+      fwd = spmd::Collective::AllGather;
+      bwd = spmd::Collective::ReduceScatter;
+      break;
+    case spmd::RelayoutKind::ReduceScatter:
+      fwd = spmd::Collective::ReduceScatter;
+      bwd = spmd::Collective::AllGather;
+      byResult = true;
+      break;
+    case spmd::RelayoutKind::AllReduce:
+      fwd = spmd::Collective::AllReduce;
+      bwd = st.before.getAxes()[st.axis].kind == AxisDist::Kind::Max
+                ? spmd::Collective::None
+                : spmd::Collective::AllReduce;
+      break;
+    case spmd::RelayoutKind::AllToAll:
+      fwd = bwd = spmd::Collective::AllToAll;
+      reverses = true;
+      break;
+    }
+    if (fwd != spmd::Collective::None)
+      ++c.collectives;
+    auto fwdBytes = [&](unsigned d) {
+      return byResult ? outBytes(d) : inBytes(d);
+    };
+    for (unsigned r = 0; r < reps; ++r) {
+      unsigned rep = s.repDevices[r];
+      double t = impl.priceAlong(fwd, mask, rep, fwdBytes);
+      if (grad && spmd::communicates(bwd)) {
+        t += impl.priceAlong(bwd, mask, rep, [&](unsigned d) {
+          return reverses ? outBytes(d) : fwdBytes(d);
+        });
+        if (zero3 && fwd == spmd::Collective::AllGather &&
+            !impl.eval.keepGatheredParameters)
+          t +=
+              impl.priceAlong(spmd::Collective::AllGather, mask, rep, fwdBytes);
+      }
+      c.comm[r] += t;
+      if (fwd != spmd::Collective::None)
+        c.bytes = std::max(c.bytes, fwdBytes(rep));
+      c.transient[r] = std::max(c.transient[r], outBytes(rep));
+    }
+  }
+  c.maxSeconds =
+      c.comm.empty() ? 0 : *std::max_element(c.comm.begin(), c.comm.end());
+  return c;
+}
+
+void SearchSpace::forEachChoice(
+    unsigned p, llvm::function_ref<void(const StepChoice &)> f) {
+  const OpInfo &op = ops[p];
+  for (unsigned o = 0; o < op.options.size(); ++o) {
+    const OpOption &option = op.options[o];
+    StepChoice choice;
+    choice.option = o;
+    choice.storage.assign(op.operands.size(), 0);
+    // Operands that are leaves used for the first time choose a storage.
+    llvm::SmallVector<unsigned, 4> firstUse;
+    llvm::SmallVector<unsigned, 4> counts;
+    for (auto [i, v] : llvm::enumerate(op.operands)) {
+      const ValueInfo &info = values[v];
+      if (info.defPos >= 0 || info.uses.front() != p ||
+          option.operands[i] == kNoDist)
+        continue;
+      // The first operand slot using the leaf decides.
+      bool earlier = false;
+      for (unsigned j = 0; j < i; ++j)
+        earlier |= op.operands[j] == v;
+      if (earlier)
+        continue;
+      size_t n = storageOptions(v, option.operands[i]).size();
+      if (n == 0) {
+        firstUse.clear();
+        counts.assign(1, 0);
+        break;
+      }
+      firstUse.push_back(i);
+      counts.push_back(n);
+    }
+    if (llvm::is_contained(counts, 0u))
+      continue;
+    // Odometer over the storage options.
+    llvm::SmallVector<unsigned, 4> idx(firstUse.size(), 0);
+    while (true) {
+      for (auto [k, i] : llvm::enumerate(firstUse))
+        choice.storage[i] = idx[k];
+      f(choice);
+      int k = int(firstUse.size()) - 1;
+      while (k >= 0 && ++idx[k] >= counts[k])
+        idx[k--] = 0;
+      if (k < 0)
+        break;
+    }
+  }
+}
+
+std::optional<StepResult> SearchSpace::step(unsigned p, const StateKey &key,
+                                            const StepChoice &choice,
+                                            StepDetail *detail) {
+  const OpInfo &op = ops[p];
+  const OpOption &option = op.options[choice.option];
+  unsigned reps = numReps();
+  StepResult out;
+  out.committed.assign(option.kept.begin(), option.kept.end());
+  out.transient.assign(option.produced.begin(), option.produced.end());
+  RepVector comm(reps, 0);
+  double optimizer = 0;
+  // The held sets this step touches.
+  struct Entry {
+    unsigned value;
+    HeldSet set;
+  };
+  llvm::SmallVector<Entry, 6> touched;
+  llvm::ArrayRef<unsigned> liveNow = liveAt[p];
+  auto find = [&](unsigned v) -> Entry * {
+    for (Entry &e : touched)
+      if (e.value == v)
+        return &e;
+    return nullptr;
+  };
+  for (auto [i, v] : llvm::enumerate(op.operands)) {
+    DistId want = option.operands[i];
+    if (want == kNoDist)
+      continue;
+    Entry *e = find(v);
+    const ValueInfo &info = values[v];
+    if (!e) {
+      touched.push_back({v, {}});
+      e = &touched.back();
+      if (info.defPos < 0 && info.uses.front() == p) {
+        auto opts = storageOptions(v, want);
+        if (choice.storage[i] >= opts.size())
+          return std::nullopt;
+        const StorageOption &so = opts[choice.storage[i]];
+        e->set.tag = info.kind == ValueInfo::Kind::Parameter
+                         ? uint8_t(1 + unsigned(so.strategy))
+                         : 0;
+        e->set.dists.push_back(so.stored);
+        for (unsigned r = 0; r < reps; ++r) {
+          comm[r] += so.sync[r];
+          out.committed[r] += so.committed[r];
+        }
+        optimizer += so.optimizerSeconds;
+      } else {
+        auto it = llvm::find(liveNow, v);
+        if (it == liveNow.end())
+          return std::nullopt; // Not live: an order bug.
+        e->set = heldSets[key[it - liveNow.begin()]];
+      }
+    }
+    if (llvm::is_contained(e->set.dists, want))
+      continue;
+    // Every relayout starts from the value's own (first) distribution, as
+    // the program builder emits them.
+    bool zero3 = e->set.tag == 1 + unsigned(spmd::ParamStrategy::Zero3);
+    DistId from = e->set.dists.front();
+    const RelayoutCost &best =
+        relayoutCost(*this, *impl, info.typeId, from, want, info.grad, zero3);
+    if (!best.ok)
+      return std::nullopt;
+    for (unsigned r = 0; r < reps; ++r) {
+      comm[r] += best.comm[r];
+      out.transient[r] = std::max(out.transient[r], best.transient[r]);
+    }
+    if (detail)
+      detail->relayouts.push_back(
+          {v, from, want, best.maxSeconds, best.bytes, best.collectives});
+    e->set.dists.insert(
+        std::lower_bound(e->set.dists.begin() + 1, e->set.dists.end(), want),
+        want);
+  }
+  for (auto [i, v] : llvm::enumerate(op.results))
+    touched.push_back({v, {0, {option.results[i]}}});
+  llvm::ArrayRef<unsigned> liveNext = liveAt[p + 1];
+  out.next.reserve(liveNext.size());
+  for (unsigned v : liveNext) {
+    if (Entry *e = find(v)) {
+      out.next.push_back(internHeld(e->set));
+      continue;
+    }
+    auto it = llvm::find(liveNow, v);
+    out.next.push_back(it == liveNow.end() ? 0 : key[it - liveNow.begin()]);
+  }
+  double compute =
+      *std::max_element(option.compute.begin(), option.compute.end());
+  double commMax = *std::max_element(comm.begin(), comm.end());
+  out.cost = compute + commMax + optimizer;
+  if (detail) {
+    detail->computeSeconds = compute;
+    detail->commSeconds = commMax;
+    detail->optimizerSeconds = optimizer;
+  }
+  return out;
+}

@@ -1,0 +1,241 @@
+//===- Synthesize.cpp - Search, build and score a plan --------------------===//
+//
+// docs/Synthesis.md.
+//
+//===----------------------------------------------------------------------===//
+
+#include "weft/Synth/Synthesize.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/Verifier.h"
+#include "weft/Spmd/ProgramBuilder.h"
+#include "weft/Spmd/ShardGeometry.h"
+#include "weft/Support/Error.h"
+#include "weft/Synth/Search.h"
+#include "llvm/Support/FormatVariadic.h"
+
+using namespace weft;
+using namespace weft::synth;
+using spmd::AxisDist;
+using spmd::DistAttr;
+
+namespace {
+
+std::string printDist(DistAttr d) {
+  std::string s;
+  llvm::raw_string_ostream os(s);
+  os << "[";
+  for (auto [i, e] : llvm::enumerate(d.getAxes()))
+    os << (i ? ", " : "") << e;
+  os << "]";
+  return s;
+}
+
+std::string valueName(const ValueInfo &v, unsigned id) {
+  if (!v.name.empty())
+    return v.name;
+  if (auto loc = v.value.getLoc().dyn_cast<mlir::NameLoc>())
+    return loc.getName().str();
+  return "%" + std::to_string(id);
+}
+
+/// Translates the search's distributions (one segment per extent, ratios
+/// only) into the program builder's segments (integer sizes).
+struct SegmentMap {
+  SearchSpace &space;
+  spmd::SegmentTable table;
+
+  int64_t segment(int64_t extent, uint32_t axes, int64_t align) {
+    return table.get(extent, space.ratios, axes, align);
+  }
+  DistAttr translate(DistAttr d, llvm::ArrayRef<int64_t> shape) {
+    DistAttr out = d;
+    for (auto [a, e] : llvm::enumerate(d.getAxes()))
+      if (e.isGather())
+        out = out.with(
+            a, AxisDist::gather(e.dim, segment(shape[e.dim],
+                                               spmd::ShardGeometry::splitAxes(
+                                                   d, unsigned(e.dim)),
+                                               1)));
+    return out;
+  }
+};
+
+/// The plan choice of a search outcome.
+llvm::Expected<spmd::PlanChoice>
+planChoiceOf(SearchSpace &space, mlir::ModuleOp graph,
+             llvm::ArrayRef<StepChoice> choices, mlir::func::FuncOp main) {
+  mlir::MLIRContext *ctx = graph.getContext();
+  SegmentMap map{space,
+                 spmd::SegmentTable(ctx, spmd::MeshShape::of(space.mesh))};
+  spmd::PlanChoice plan;
+  plan.mesh = space.mesh;
+  plan.arguments.resize(main.getNumArguments());
+  llvm::DenseMap<mlir::Operation *, unsigned> position;
+  for (auto [p, op] : llvm::enumerate(space.ops))
+    position[op.op] = p;
+  // Leaves: their storage at first use.
+  for (auto [p, op] : llvm::enumerate(space.ops)) {
+    const OpOption &option = op.options[choices[p].option];
+    for (auto [i, v] : llvm::enumerate(op.operands)) {
+      const ValueInfo &info = space.values[v];
+      if (info.defPos >= 0 || info.uses.front() != p ||
+          option.operands[i] == kNoDist)
+        continue;
+      bool earlier = false;
+      for (unsigned j = 0; j < i; ++j)
+        earlier |= op.operands[j] == v;
+      if (earlier)
+        continue;
+      const StorageOption &so =
+          space.storageOptions(v, option.operands[i])[choices[p].storage[i]];
+      DistAttr stored = map.translate(space.dist(so.stored), info.shape);
+      if (info.kind == ValueInfo::Kind::Input)
+        plan.arguments[info.value.cast<mlir::BlockArgument>().getArgNumber()] =
+            stored;
+      else
+        plan.parameters[info.name] = {stored, so.strategy};
+    }
+  }
+  for (mlir::Operation *op : spmd::planOps(main)) {
+    auto it = position.find(op);
+    if (it == position.end())
+      return makeError(ExitInternal, "synthesis: op '{0}' has no position",
+                       op->getName().getStringRef().str());
+    const OpInfo &info = space.ops[it->second];
+    const OpOption &option = info.options[choices[it->second].option];
+    auto variants = spmd::shardingVariantsOf(op);
+    spmd::OpChoice c;
+    for (unsigned a = 0; a < space.numAxes(); ++a) {
+      const graph::ShardingVariant &v = variants[option.perAxis[a]];
+      c.variants.push_back(v);
+      int64_t seg = -1;
+      // The segment of the variant's first Gather (operands, then results).
+      auto firstGather = [&](llvm::ArrayRef<graph::AxisLayout> layouts,
+                             llvm::ArrayRef<unsigned> values,
+                             llvm::ArrayRef<DistId> dists) {
+        for (auto [i, l] : llvm::enumerate(layouts)) {
+          if (seg >= 0 || !l.isGather() || i >= values.size() ||
+              dists[i] == kNoDist)
+            continue;
+          const ValueInfo &val = space.values[values[i]];
+          uint32_t axes = spmd::ShardGeometry::splitAxes(space.dist(dists[i]),
+                                                         unsigned(l.dim));
+          seg = map.segment(val.shape[l.dim], axes, l.align);
+        }
+      };
+      firstGather(v.operands, info.operands, option.operands);
+      firstGather(v.results, info.results, option.results);
+      c.segments.push_back(seg);
+    }
+    plan.ops.push_back(std::move(c));
+  }
+  plan.segments.assign(map.table.all().begin(), map.table.all().end());
+  return plan;
+}
+
+std::vector<ExplainRow> explainOf(SearchSpace &space,
+                                  llvm::ArrayRef<StepChoice> choices) {
+  std::vector<StepDetail> details;
+  replay(space, choices, &details);
+  std::vector<ExplainRow> rows;
+  for (auto [p, op] : llvm::enumerate(space.ops)) {
+    const OpOption &option = op.options[choices[p].option];
+    ExplainRow row;
+    row.op = op.op->getName().getStringRef().str();
+    if (auto loc = op.op->getLoc().dyn_cast<mlir::NameLoc>())
+      row.location = loc.getName().str();
+    for (auto [a, v] : llvm::enumerate(option.perAxis))
+      row.variant += (a ? ", " : "") + op.variantNames[v];
+    for (DistId d : option.operands)
+      row.operands.push_back(d == kNoDist ? "-" : printDist(space.dist(d)));
+    for (DistId d : option.results)
+      row.results.push_back(printDist(space.dist(d)));
+    if (p < details.size()) {
+      for (const StepDetail::Relayout &r : details[p].relayouts)
+        row.collectives.push_back({valueName(space.values[r.value], r.value),
+                                   printDist(space.dist(r.from)),
+                                   printDist(space.dist(r.to)), r.collectives,
+                                   r.bytes, r.seconds});
+      row.computeSeconds = details[p].computeSeconds;
+      row.commSeconds = details[p].commSeconds;
+    }
+    rows.push_back(std::move(row));
+  }
+  return rows;
+}
+
+} // namespace
+
+llvm::Expected<SynthResult> weft::synthesize(mlir::ModuleOp graph,
+                                             const ClusterSpec &spec,
+                                             const SynthOptions &options) {
+  auto built = SearchSpace::build(graph, spec, options.eval, {}, options.align);
+  if (!built)
+    return built.takeError();
+  SearchSpace &space = **built;
+  SearchLimits limits;
+  limits.admissible = options.heuristic == SynthOptions::Heuristic::Admissible;
+  limits.memo = options.memo;
+  limits.maxExpansions = options.maxExpansions;
+  limits.timeLimitSeconds = options.timeLimitSeconds;
+  limits.progress = options.progress;
+  SearchOutcome found = search(space, limits);
+  if (!found.found) {
+    if (found.capped)
+      return makeError(ExitInfeasible,
+                       "synthesis stopped by its limits after {0} expansions "
+                       "with no plan found",
+                       found.expansions);
+    // The best plan ignoring memory names the device short of memory.
+    SearchLimits relaxed = limits;
+    relaxed.memoryPruning = false;
+    relaxed.maxExpansions = 0;
+    SearchOutcome best = search(space, relaxed);
+    if (!best.found)
+      return makeError(ExitInfeasible, "no plan exists for this program on "
+                                       "this mesh");
+    unsigned worst = 0;
+    double lack = -1;
+    for (unsigned r = 0; r < space.numReps(); ++r) {
+      double short_ = best.peakMemory[r] - space.capacity()[r];
+      if (short_ > lack) {
+        lack = short_;
+        worst = r;
+      }
+    }
+    unsigned device = space.repDevices[worst];
+    return makeError(
+        ExitInfeasible,
+        "no plan fits in memory: under the best plan found, "
+        "mesh device {0} ({1}) lacks {2:f2} GB",
+        device,
+        space.mesh.getClassOfNode(device / space.axisSizes[1]).getType().str(),
+        lack / 1e9);
+  }
+  SynthResult result;
+  result.searchStepSeconds = found.cost;
+  result.stats.wallSeconds = found.wallSeconds;
+  result.stats.expansions = found.expansions;
+  result.stats.gap = found.gap;
+  result.stats.capped = found.capped;
+  result.explain = explainOf(space, found.choices);
+  mlir::func::FuncOp main;
+  for (auto f : graph.getOps<mlir::func::FuncOp>())
+    if (!f.isExternal() && (!main || f.getName() == "main"))
+      main = f;
+  auto choice = planChoiceOf(space, graph, found.choices, main);
+  if (!choice)
+    return choice.takeError();
+  auto plan = spmd::buildProgram(graph, *choice);
+  if (!plan)
+    return makeError(ExitInternal, "synthesis: the plan does not build: {0}",
+                     llvm::toString(plan.takeError()));
+  if (mlir::failed(mlir::verify(**plan)))
+    return makeError(ExitInternal, "synthesis: the plan does not verify");
+  auto estimate = evaluatePlan(**plan, spec, options.eval);
+  if (!estimate)
+    return estimate.takeError();
+  result.evaluatedStepSeconds = estimate->stepSeconds;
+  result.plan = std::move(*plan);
+  return result;
+}
