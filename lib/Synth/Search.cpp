@@ -64,11 +64,14 @@ struct OpenEntry {
 /// The A* engine's arenas and tables.
 class AStar {
 public:
-  AStar(SearchSpace &space, const SearchLimits &limits)
-      : space(space), limits(limits), reps(space.numReps()),
+  AStar(SearchSpace &space, const SearchLimits &limits, bool pareto)
+      : space(space), limits(limits), pareto(pareto), reps(space.numReps()),
         end(space.numPositions()) {}
 
   SearchOutcome run();
+  /// States dropped for memory (0: memory never bound, so dominance on
+  /// cost alone was exact).
+  uint64_t memoryPruned = 0;
 
 private:
   double h(unsigned pos) const {
@@ -102,6 +105,8 @@ private:
 
   SearchSpace &space;
   const SearchLimits &limits;
+  /// Dominance compares memory too (needed only when memory binds).
+  bool pareto;
   unsigned reps, end;
   std::vector<Node> nodes;
   std::vector<HeldId> keys;
@@ -120,7 +125,7 @@ uint32_t AStar::add(uint32_t parent, unsigned pos, const StateKey &key,
     if (o.dead || o.g > g)
       continue;
     bool noMore = true;
-    for (unsigned i = 0; i < 2 * reps && noMore; ++i)
+    for (unsigned i = 0; i < 2 * reps && noMore && pareto; ++i)
       noMore = mems[o.memOffset + i] <= mem[i];
     if (noMore)
       return ~0u; // Dominated.
@@ -132,7 +137,7 @@ uint32_t AStar::add(uint32_t parent, unsigned pos, const StateKey &key,
       return true;
     if (o.g < g)
       return false;
-    for (unsigned i = 0; i < 2 * reps; ++i)
+    for (unsigned i = 0; i < 2 * reps && pareto; ++i)
       if (mems[o.memOffset + i] < mem[i])
         return false;
     o.dead = true;
@@ -282,8 +287,10 @@ SearchOutcome AStar::run() {
         mem[reps + i] =
             std::max(mems[node.memOffset + reps + i], r->transient[i]);
       }
-      if (!fits(mem.data()))
+      if (!fits(mem.data())) {
+        ++memoryPruned;
         return;
+      }
       uint32_t id = add(top.node, node.pos + 1, r->next, mem.data(), g, &c);
       if (id != ~0u)
         open.push({g + hNext, g, id});
@@ -316,8 +323,17 @@ SearchOutcome AStar::run() {
 
 SearchOutcome weft::synth::searchAStar(SearchSpace &space,
                                        const SearchLimits &limits) {
-  AStar a(space, limits);
-  return a.run();
+  // Dominance on cost alone is exact when memory never binds; otherwise
+  // search again with memory in the dominance test (DESIGN.md §4).
+  AStar first(space, limits, /*pareto=*/false);
+  SearchOutcome out = first.run();
+  if (!first.memoryPruned)
+    return out;
+  AStar second(space, limits, /*pareto=*/true);
+  SearchOutcome exact = second.run();
+  exact.expansions += out.expansions;
+  exact.wallSeconds += out.wallSeconds;
+  return exact;
 }
 
 std::optional<double> weft::synth::replay(SearchSpace &space,
