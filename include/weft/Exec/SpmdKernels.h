@@ -1,0 +1,153 @@
+//===- SpmdKernels.h - Shards, collectives and local recipes ------*- C++
+//-*-===//
+//
+// The pieces the spmd interpreter is built from: moving boxes of a global
+// tensor between shards, collectives over groups of mesh devices, and the
+// per-device execution of one `spmd.local` (its graph op cloned with shard
+// types, plus the special recipes of docs/ShardingRules.md that talk to
+// the other devices of an axis).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef WEFT_EXEC_SPMDKERNELS_H
+#define WEFT_EXEC_SPMDKERNELS_H
+
+#include "Graph/IR/GraphInterfaces.h"
+#include "mlir/IR/Operation.h"
+#include "weft/Exec/SpmdInterpreter.h"
+#include "weft/Exec/Tensor.h"
+#include "weft/Spmd/ShardGeometry.h"
+
+namespace weft::exec {
+
+/// How pieces are merged into a destination.
+enum class Combine { Copy, Add, Max };
+
+/// Merges the part of `src` (covering `srcBox` of the global tensor) that
+/// lies in `dstBox` into `dst` (covering `dstBox`).
+void transferBox(const Tensor &src, const spmd::ShardBox &srcBox, Tensor &dst,
+                 const spmd::ShardBox &dstBox, Combine how);
+
+/// The piece `box` of a whole tensor.
+Tensor extractBox(const Tensor &whole, const spmd::ShardBox &box);
+
+/// How a collective builds each device's result.
+enum class Exchange {
+  /// From the device's own input only (spmd.shard; the zero-padding dual).
+  Own,
+  /// Overwrite from the pieces of the group along the axes (all_gather,
+  /// all_to_all).
+  Copy,
+  /// Sum (reduce_scatter, all_reduce of sums) or maximum of the group's
+  /// pieces.
+  Add,
+  Max,
+};
+
+/// Per-device results of a relayout from `from` to `to` of a value of
+/// global `shape`: device x's result covers its box under `to` and is built
+/// from the inputs of the devices of its group along `axes` (from its own
+/// input for Exchange::Own). Parts no input covers are zero.
+std::vector<Tensor> exchange(const spmd::ShardGeometry &geometry,
+                             llvm::ArrayRef<int64_t> shape, ElementType type,
+                             llvm::ArrayRef<Tensor> in, spmd::DistAttr from,
+                             spmd::DistAttr to, spmd::MeshAxes axes,
+                             Exchange how);
+
+/// Every device's vector replaced by the sum (or maximum) over its group
+/// along `axes` (vectors of one group have equal lengths).
+void allReduceStats(const spmd::ShardGeometry &geometry,
+                    std::vector<std::vector<double>> &stats,
+                    spmd::MeshAxes axes, bool max);
+
+/// The value of `v` combined over the partial axes of its distribution, on
+/// device `d` (the shard itself when nothing is partial).
+Tensor combinedShard(const spmd::ShardGeometry &geometry, const DistValue &v,
+                     unsigned d);
+
+/// One spmd.local prepared for execution.
+struct LocalStep {
+  mlir::Operation *local = nullptr;
+  /// The graph op of the region.
+  mlir::Operation *inner = nullptr;
+  /// The variant run on each mesh axis.
+  llvm::SmallVector<graph::ShardingVariant, 4> variants;
+  /// The variant names were legacy (not names of the op's rules) and the
+  /// variant was chosen by matching the distributions.
+  bool legacy = false;
+  /// Per operand: the axes on which it is a once-operand (zeroed on devices
+  /// whose coordinate there is not 0).
+  llvm::SmallVector<spmd::MeshAxes, 4> onceAxes;
+  /// Axes of recipes that reduce over a split dim with internal
+  /// all-reduces or global offsets (split-reduced, split-normalized,
+  /// split-batch-sync-stats, split-classes, split-vocab).
+  spmd::MeshAxes reducedAxes = 0;
+  /// Axes on which a loss is split-batch.
+  spmd::MeshAxes batchAxes = 0;
+  enum class Special {
+    None,
+    Softmax,
+    LogSoftmax,
+    LayerNorm,
+    BatchNorm,
+    Loss,
+    GatherVocab,
+    ReduceMean,
+    Constant,
+  };
+  Special special = Special::None;
+  /// Ordinal among dropout ops (the reference's).
+  uint64_t dropoutId = 0;
+  /// The graph op cloned with each device's shard types (detached ops).
+  std::vector<mlir::Operation *> clones;
+  /// Distributions of the graph op's operands and results.
+  llvm::SmallVector<spmd::DistAttr, 4> operandDists, resultDists;
+};
+
+/// Per device, one pointer per operand (or result, or result gradient).
+using DeviceTensors = std::vector<llvm::SmallVector<const Tensor *, 4>>;
+
+/// Checks every clone with the op's verifier: the shards the plan gives the
+/// op fit it (exit code 3 naming the op and device otherwise).
+llvm::Error verifyLocalClones(LocalStep &step);
+
+/// The recipes that talk to other devices of an axis (step.special), on
+/// every device at once: forward fills one vector of results per device,
+/// backward one vector of operand gradients per device (invalid tensors
+/// where an operand has none).
+llvm::Error specialForward(LocalStep &step, const spmd::ShardGeometry &geometry,
+                           const DeviceTensors &in,
+                           std::vector<llvm::SmallVector<Tensor, 2>> &out);
+llvm::Error specialBackward(LocalStep &step,
+                            const spmd::ShardGeometry &geometry,
+                            const DeviceTensors &in, const DeviceTensors &res,
+                            const DeviceTensors &dres,
+                            std::vector<llvm::SmallVector<Tensor, 4>> &din);
+
+/// Resolves the variants of `local` (convention 1: one name per mesh axis
+/// joined by ", "; legacy single names matched by distributions) and builds
+/// the per-device clones, whose operands are arguments of `scratch`.
+llvm::Error prepareLocal(LocalStep &step, const spmd::ShardGeometry &geometry,
+                         mlir::Block &scratch);
+
+/// Runs the local step on every device.
+llvm::Error runLocalForward(LocalStep &step,
+                            const spmd::ShardGeometry &geometry,
+                            llvm::ArrayRef<const DistValue *> operands,
+                            uint64_t seed,
+                            llvm::SmallVectorImpl<DistValue> &results);
+
+/// The backward of a local step: `resultGrads[r]` holds per-device
+/// gradients of result r (empty: none); fills one vector per operand
+/// (empty: no gradient).
+llvm::Error
+runLocalBackward(LocalStep &step, const spmd::ShardGeometry &geometry,
+                 llvm::ArrayRef<const DistValue *> operands,
+                 llvm::ArrayRef<const DistValue *> results,
+                 llvm::ArrayRef<const std::vector<Tensor> *> resultGrads,
+                 uint64_t seed,
+                 llvm::SmallVectorImpl<std::vector<Tensor>> &operandGrads);
+
+} // namespace weft::exec
+
+#endif // WEFT_EXEC_SPMDKERNELS_H

@@ -1,0 +1,403 @@
+//===- PlanCheck.cpp - Verify an spmd plan against its model --------------===//
+
+#include "weft/Exec/PlanCheck.h"
+#include "Graph/IR/GraphOps.h"
+#include "OpUtils.h"
+#include "weft/Baselines/Baselines.h"
+#include "weft/Exec/Inputs.h"
+#include "weft/Exec/Interpreter.h"
+#include "weft/Exec/SpmdInterpreter.h"
+#include "weft/Exec/SpmdKernels.h"
+#include "weft/Support/Error.h"
+#include "llvm/ADT/StringSet.h"
+#include <chrono>
+#include <cmath>
+
+using namespace weft;
+using namespace weft::exec;
+namespace g = weft::graph;
+using spmd::ShardGeometry;
+
+namespace {
+
+double secondsSince(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
+      .count();
+}
+
+std::string typeString(mlir::Type t) {
+  std::string s;
+  llvm::raw_string_ostream os(s);
+  t.print(os);
+  return s;
+}
+
+/// Maps every value of the plan's @main to the graph value it holds (a
+/// distributed copy of), checking that the plan computes the model: the
+/// k-th spmd.local holds the k-th non-leaf graph op (same op, attributes,
+/// types, operands), parameters match by name and type, inputs by position.
+class PlanMatcher {
+public:
+  PlanMatcher(mlir::func::FuncOp graphMain, mlir::func::FuncOp planMain)
+      : graphMain(graphMain), planMain(planMain) {}
+
+  llvm::Error match();
+  mlir::Value graphValueOf(mlir::Value planValue) const {
+    return toGraph.lookup(planValue);
+  }
+  /// The graph op whose result `planValue` holds (null for leaves).
+  mlir::Operation *graphOpOf(mlir::Operation *planOp) const {
+    return opToGraph.lookup(planOp);
+  }
+
+private:
+  mlir::func::FuncOp graphMain, planMain;
+  llvm::DenseMap<mlir::Value, mlir::Value> toGraph;
+  llvm::DenseMap<mlir::Operation *, mlir::Operation *> opToGraph;
+};
+
+llvm::Error PlanMatcher::match() {
+  if (graphMain.getNumArguments() != planMain.getNumArguments())
+    return badInput("the plan's @main has {0} inputs, the model {1}",
+                    planMain.getNumArguments(), graphMain.getNumArguments());
+  for (unsigned i = 0; i < graphMain.getNumArguments(); ++i) {
+    mlir::Value a = graphMain.getArgument(i), b = planMain.getArgument(i);
+    if (a.getType() != b.getType())
+      return badInput("input {0} ('{1}') is {2} in the model but {3} in the "
+                      "plan",
+                      i, inputName(graphMain, i), typeString(a.getType()),
+                      typeString(b.getType()));
+    toGraph[b] = a;
+  }
+  // Leaves and compute ops of the model, in program order.
+  llvm::StringMap<mlir::Value> leaves;
+  std::vector<mlir::Operation *> compute;
+  mlir::Value graphLoss;
+  for (mlir::Operation &op : graphMain.getBody().front()) {
+    if (auto p = llvm::dyn_cast<g::ParameterOp>(op))
+      leaves.try_emplace(p.getName(), p.getResult());
+    else if (auto b = llvm::dyn_cast<g::BufferOp>(op))
+      leaves.try_emplace(b.getName(), b.getResult());
+    else if (auto r = llvm::dyn_cast<mlir::func::ReturnOp>(op))
+      graphLoss = r.getNumOperands() ? r.getOperand(0) : mlir::Value();
+    else
+      compute.push_back(&op);
+  }
+  llvm::StringSet<> seen;
+  size_t k = 0;
+  for (mlir::Operation &op : planMain.getBody().front()) {
+    if (auto p = llvm::dyn_cast<spmd::ParameterOp>(op)) {
+      auto it = leaves.find(p.getName());
+      if (it == leaves.end())
+        return badInput("spmd.parameter '{0}' is not a parameter or buffer "
+                        "of the model",
+                        p.getName());
+      if (it->second.getType() != p.getType())
+        return badInput("parameter '{0}' is {1} in the model but {2} in the "
+                        "plan",
+                        p.getName(), typeString(it->second.getType()),
+                        typeString(p.getType()));
+      toGraph[p.getResult()] = it->second;
+      seen.insert(p.getName());
+      continue;
+    }
+    if (auto local = llvm::dyn_cast<spmd::LocalOp>(op)) {
+      mlir::Operation *inner = nullptr;
+      for (mlir::Operation &o : local.getBody().front())
+        if (!llvm::isa<spmd::YieldOp>(o) && !inner)
+          inner = &o;
+      if (k >= compute.size())
+        return badInput("the plan has more compute ops than the model ({0}); "
+                        "the extra one is {1}",
+                        compute.size(),
+                        inner ? describeOp(inner) : std::string("empty"));
+      mlir::Operation *want = compute[k++];
+      if (!inner || inner->getName() != want->getName())
+        return badInput("op {0} of the model is {1}, the plan has {2}", k - 1,
+                        describeOp(want),
+                        inner ? describeOp(inner) : std::string("nothing"));
+      if (inner->getAttrDictionary() != want->getAttrDictionary())
+        return badInput("op {0} ({1}): the plan's attributes differ from the "
+                        "model's",
+                        k - 1, describeOp(want));
+      if (inner->getNumOperands() != want->getNumOperands() ||
+          inner->getNumResults() != want->getNumResults() ||
+          local.getNumResults() != want->getNumResults())
+        return badInput("op {0} ({1}): operand or result count differs", k - 1,
+                        describeOp(want));
+      for (auto [i, pair] : llvm::enumerate(
+               llvm::zip(inner->getOperands(), want->getOperands()))) {
+        auto [mine, theirs] = pair;
+        if (mine.getType() != theirs.getType())
+          return badInput("op {0} ({1}): operand {2} is {3} in the model but "
+                          "{4} in the plan",
+                          k - 1, describeOp(want), i,
+                          typeString(theirs.getType()),
+                          typeString(mine.getType()));
+        auto arg = mine.dyn_cast<mlir::BlockArgument>();
+        mlir::Value outer = arg && arg.getOwner() == &local.getBody().front()
+                                ? local.getOperand(arg.getArgNumber())
+                                : mlir::Value();
+        if (!outer || toGraph.lookup(outer) != theirs)
+          return badInput("op {0} ({1}): operand {2} is not the model's "
+                          "operand",
+                          k - 1, describeOp(want), i);
+      }
+      for (auto [i, pair] :
+           llvm::enumerate(llvm::zip(local.getResults(), want->getResults()))) {
+        auto [mine, theirs] = pair;
+        if (mine.getType() != theirs.getType())
+          return badInput("op {0} ({1}): result {2} is {3} in the model but "
+                          "{4} in the plan",
+                          k - 1, describeOp(want), i,
+                          typeString(theirs.getType()),
+                          typeString(mine.getType()));
+        toGraph[mine] = theirs;
+      }
+      opToGraph[local] = want;
+      continue;
+    }
+    if (auto ret = llvm::dyn_cast<mlir::func::ReturnOp>(op)) {
+      if (ret.getNumOperands() != 1 ||
+          toGraph.lookup(ret.getOperand(0)) != graphLoss)
+        return badInput("the plan does not return the model's loss");
+      continue;
+    }
+    if (auto recv = llvm::dyn_cast<spmd::RecvOp>(op))
+      continue; // Mapped from its send below.
+    // A collective: the same value, laid out differently.
+    if (op.getNumOperands() == 1 && op.getNumResults() == 1)
+      toGraph[op.getResult(0)] = toGraph.lookup(op.getOperand(0));
+  }
+  if (k != compute.size())
+    return badInput("the plan computes {0} ops of the model's {1}; the first "
+                    "missing is {2}",
+                    k, compute.size(), describeOp(compute[k]));
+  for (auto &entry : leaves)
+    if (!seen.contains(entry.getKey()) &&
+        llvm::isa<g::ParameterOp>(entry.getValue().getDefiningOp()))
+      return badInput("parameter '{0}' of the model is not in the plan",
+                      entry.getKey());
+  return llvm::Error::success();
+}
+
+/// max |a − b| and the first element with |a − b| > atol + rtol·|b| (+ the
+/// extra tolerance `slack`), over the flat range [begin, end).
+struct Diff {
+  double maxAbs = 0;
+  int64_t first = -1;
+  double got = 0, want = 0;
+};
+
+Diff compare(const Tensor &a, const Tensor &b, double rtol, double atol,
+             double slack = 0, int64_t begin = 0, int64_t end = -1) {
+  Diff d;
+  if (end < 0)
+    end = a.getNumElements();
+  for (int64_t i = begin; i < end; ++i) {
+    double x = a.at(i), y = b.at(i);
+    double diff = std::fabs(x - y);
+    if (std::isnan(x) != std::isnan(y))
+      diff = std::numeric_limits<double>::infinity();
+    else if (std::isnan(x))
+      diff = 0;
+    d.maxAbs = std::max(d.maxAbs, diff);
+    if (d.first < 0 && diff > atol + rtol * std::fabs(y) + slack) {
+      d.first = i;
+      d.got = x;
+      d.want = y;
+    }
+  }
+  return d;
+}
+
+double maxAbs(const Tensor &t) {
+  double m = 0;
+  for (int64_t i = 0; i < t.getNumElements(); ++i)
+    m = std::max(m, std::fabs(t.at(i)));
+  return m;
+}
+
+/// The first forward value of the plan that differs from the reference.
+std::optional<PlanMismatch> firstForwardMismatch(mlir::func::FuncOp planMain,
+                                                 const PlanMatcher &matcher,
+                                                 const GraphInterpreter &ref,
+                                                 const SpmdInterpreter &spmd,
+                                                 const PlanCheckOptions &opts) {
+  const ShardGeometry &geo = spmd.geometry();
+  for (mlir::Operation &op : planMain.getBody().front()) {
+    for (auto [r, value] : llvm::enumerate(op.getResults())) {
+      mlir::Value gv = matcher.graphValueOf(value);
+      const DistValue *dv = spmd.lookup(value);
+      const Tensor *want = gv ? ref.lookup(gv) : nullptr;
+      if (!dv || !want)
+        continue;
+      double slack = opts.rtol * 1e-2 * maxAbs(*want);
+      for (unsigned x = 0; x < geo.numDevices(); ++x) {
+        Tensor got = combinedShard(geo, *dv, x);
+        Tensor piece =
+            extractBox(*want, geo.shardBox(want->getShape(), dv->dist, x));
+        if (got.getShape() != piece.getShape())
+          return PlanMismatch{describeOp(&op),
+                              "result " + std::to_string(r) + " (shape " +
+                                  shapeString(got.getShape()) + ", expected " +
+                                  shapeString(piece.getShape()) + ")",
+                              x,
+                              0,
+                              0,
+                              0};
+        Diff d = compare(got, piece, opts.rtol, opts.atol, slack);
+        if (d.first >= 0) {
+          std::string what = describeOp(&op);
+          if (auto local = llvm::dyn_cast<spmd::LocalOp>(op)) {
+            mlir::Operation *inner = matcher.graphOpOf(local);
+            what = (inner ? describeOp(inner) : what) + " [" +
+                   local.getVariant().str() + "]";
+          }
+          return PlanMismatch{
+              what, "result " + std::to_string(r), x, d.first, d.got, d.want};
+        }
+      }
+    }
+  }
+  return std::nullopt;
+}
+
+} // namespace
+
+llvm::Expected<PlanCheckResult>
+weft::exec::checkPlan(mlir::ModuleOp graph, mlir::ModuleOp plan,
+                      const PlanCheckOptions &opts) {
+  if (auto fp = plan->getAttrOfType<mlir::StringAttr>(
+          spmd::SpmdDialect::kFingerprintAttr)) {
+    std::string mine = modelFingerprint(graph);
+    if (fp.getValue() != mine)
+      return badInput("the plan's fingerprint {0} is not the model's {1} "
+                      "(another model, or other batch flags)",
+                      fp.getValue(), mine);
+  }
+  auto graphMain = findMain(graph);
+  if (!graphMain)
+    return graphMain.takeError();
+  auto planMain = plan.lookupSymbol<mlir::func::FuncOp>("main");
+  if (!planMain || planMain.isExternal())
+    return badInput("the plan has no func.func @main");
+  PlanMatcher matcher(*graphMain, planMain);
+  if (auto err = matcher.match())
+    return std::move(err);
+
+  PlanCheckResult result;
+  // Reference.
+  InitOptions init;
+  init.seed = opts.seed;
+  for (auto &f : opts.npyFiles)
+    init.npyFiles[f.getKey()] = f.getValue();
+  auto bindings = makeBindings(*graphMain, init);
+  if (!bindings)
+    return bindings.takeError();
+  auto start = std::chrono::steady_clock::now();
+  GraphInterpreter ref(*graphMain, opts.seed);
+  if (auto err = ref.forward(*bindings))
+    return std::move(err);
+  if (auto err = ref.backward())
+    return std::move(err);
+  result.referenceSeconds = secondsSince(start);
+  result.referenceLoss = ref.getLoss();
+
+  // SPMD.
+  SpmdRunOptions runOpts;
+  runOpts.seed = opts.seed;
+  runOpts.duals = opts.duals;
+  for (unsigned i = 0; i < graphMain->getNumArguments(); ++i)
+    runOpts.inputNames.push_back(inputName(*graphMain, i));
+  auto spmd = SpmdInterpreter::create(plan, runOpts);
+  if (!spmd)
+    return spmd.takeError();
+  result.numDevices = (*spmd)->geometry().numDevices();
+  start = std::chrono::steady_clock::now();
+  // A recipe that cannot run on its shards is a verification failure.
+  auto asMismatch = [&](llvm::Error err) -> llvm::Expected<PlanCheckResult> {
+    std::optional<PlanMismatch> m;
+    llvm::Error rest = llvm::handleErrors(
+        std::move(err), [&](const WeftError &e) -> llvm::Error {
+          if (e.getCode() != ExitVerifyFailed)
+            return llvm::make_error<WeftError>(e.getCode(), e.getMessage());
+          m = PlanMismatch{e.getMessage(), "shapes", 0, 0, 0, 0};
+          return llvm::Error::success();
+        });
+    if (rest)
+      return std::move(rest);
+    result.agree = false;
+    result.mismatch = m;
+    return result;
+  };
+  if (auto err = (*spmd)->forward(*bindings))
+    return asMismatch(std::move(err));
+  if (auto err = (*spmd)->backward())
+    return asMismatch(std::move(err));
+  result.spmdSeconds = secondsSince(start);
+  result.spmdLoss = (*spmd)->getLoss();
+
+  // Loss.
+  result.lossDifference = std::fabs(result.spmdLoss - result.referenceLoss);
+  bool lossAgrees = result.lossDifference <=
+                    opts.atol + opts.rtol * std::fabs(result.referenceLoss);
+  if (std::isnan(result.spmdLoss) != std::isnan(result.referenceLoss))
+    lossAgrees = false;
+
+  // Parameter gradients.
+  const ShardGeometry &geo = (*spmd)->geometry();
+  std::optional<PlanMismatch> gradMismatch;
+  llvm::StringMap<const ParameterGradient *> byName;
+  for (const ParameterGradient &pg : (*spmd)->getParameterGradients())
+    byName.try_emplace(pg.name, &pg);
+  std::vector<std::string> names = ref.getParameterNames();
+  result.numParameters = names.size();
+  for (const std::string &name : names) {
+    const Tensor &want = ref.getParameterGradients().find(name)->second;
+    auto it = byName.find(name);
+    for (unsigned x = 0; x < geo.numDevices(); ++x) {
+      Tensor got, piece;
+      int64_t begin = 0, end = -1;
+      if (it == byName.end()) {
+        // Not trained in the plan: no gradient at all.
+        got = Tensor::zeros(want.getShape());
+        piece = want;
+      } else {
+        const ParameterGradient &pg = *it->second;
+        got = pg.shards[x];
+        piece = extractBox(want, geo.shardBox(want.getShape(), pg.dist, x));
+        std::tie(begin, end) = pg.ranges[x];
+      }
+      Diff d = compare(got, piece, opts.rtol, opts.atol, 0, begin, end);
+      if (d.maxAbs > result.maxGradientDifference) {
+        result.maxGradientDifference = d.maxAbs;
+        result.worstParameter = name;
+      }
+      if (d.first >= 0 && !gradMismatch)
+        gradMismatch = PlanMismatch{
+            it == byName.end()
+                ? "spmd.parameter '" + name + "' (not trained)"
+                : "spmd.parameter '" + name + "' (" + it->second->strategy +
+                      ", gradient after the backward pass)",
+            "gradient of parameter '" + name + "'",
+            x,
+            d.first,
+            d.got,
+            d.want};
+      if (it == byName.end())
+        break;
+    }
+  }
+  result.agree = lossAgrees && !gradMismatch;
+  if (!result.agree) {
+    result.mismatch =
+        firstForwardMismatch(planMain, matcher, ref, **spmd, opts);
+    if (!result.mismatch && !lossAgrees)
+      result.mismatch = PlanMismatch{
+          "loss", "loss", 0, 0, result.spmdLoss, result.referenceLoss};
+    if (!result.mismatch)
+      result.mismatch = gradMismatch;
+  }
+  return result;
+}
