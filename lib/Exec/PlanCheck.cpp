@@ -84,8 +84,26 @@ llvm::Error PlanMatcher::match() {
       compute.push_back(&op);
   }
   llvm::StringSet<> seen;
+  llvm::DenseSet<mlir::Operation *> usedConstants;
   size_t k = 0;
   for (mlir::Operation &op : planMain.getBody().front()) {
+    if (auto c = llvm::dyn_cast<g::ConstantOp>(op)) {
+      // A replicated constant outside any local: the same constant of the
+      // model (equal constants are interchangeable).
+      mlir::Operation *match = nullptr;
+      for (mlir::Operation *o : compute)
+        if (llvm::isa<g::ConstantOp>(o) && !usedConstants.contains(o) &&
+            o->getAttrDictionary() == c->getAttrDictionary() &&
+            o->getResultTypes() == c->getResultTypes()) {
+          match = o;
+          break;
+        }
+      if (!match)
+        return badInput("{0}: the model has no such constant", describeOp(c));
+      usedConstants.insert(match);
+      toGraph[c.getResult()] = match->getResult(0);
+      continue;
+    }
     if (auto p = llvm::dyn_cast<spmd::ParameterOp>(op)) {
       auto it = leaves.find(p.getName());
       if (it == leaves.end())
@@ -106,6 +124,10 @@ llvm::Error PlanMatcher::match() {
       for (mlir::Operation &o : local.getBody().front())
         if (!llvm::isa<spmd::YieldOp>(o) && !inner)
           inner = &o;
+      // Constants the plan keeps outside locals are matched above.
+      while (k < compute.size() && llvm::isa<g::ConstantOp>(compute[k]) &&
+             !(inner && llvm::isa<g::ConstantOp>(inner)))
+        ++k;
       if (k >= compute.size())
         return badInput("the plan has more compute ops than the model ({0}); "
                         "the extra one is {1}",
@@ -169,6 +191,9 @@ llvm::Error PlanMatcher::match() {
     if (op.getNumOperands() == 1 && op.getNumResults() == 1)
       toGraph[op.getResult(0)] = toGraph.lookup(op.getOperand(0));
   }
+  while (k < compute.size() && llvm::isa<g::ConstantOp>(compute[k]) &&
+         usedConstants.contains(compute[k]))
+    ++k;
   if (k != compute.size())
     return badInput("the plan computes {0} ops of the model's {1}; the first "
                     "missing is {2}",

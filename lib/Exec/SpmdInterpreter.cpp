@@ -205,6 +205,18 @@ llvm::Error SpmdInterpreter::Impl::forwardOp(mlir::Operation &op,
           needsGrad.insert(p.getResult());
         return Error::success();
       })
+      .Case([&](g::ConstantOp c) -> Error {
+        // Outside a local: replicated on every device.
+        auto t = tensorFromAttr(c.getValue());
+        if (!t)
+          return t.takeError();
+        t->convertTo(*elementTypeOf(c.getType()));
+        DistValue v;
+        v.dist = DistAttr::replicated(c.getContext(), geo.numAxes());
+        v.shards.assign(geo.numDevices(), *t);
+        values[c.getResult()] = std::move(v);
+        return Error::success();
+      })
       .Case([&](spmd::LocalOp l) -> Error {
         LocalStep &step = *steps[l];
         if (auto err = verifyLocalClones(step))

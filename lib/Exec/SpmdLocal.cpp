@@ -167,8 +167,11 @@ llvm::Error weft::exec::prepareLocal(LocalStep &step,
   step.variants.clear();
   step.legacy = false;
   for (unsigned a = 0; a < geometry.numAxes(); ++a) {
-    llvm::StringRef name =
-        names.size() == geometry.numAxes() ? names[a] : llvm::StringRef();
+    // One name per axis (convention 1); a single name stands for every
+    // axis (legacy plans).
+    llvm::StringRef name = names.size() == geometry.numAxes() ? names[a]
+                           : names.size() == 1                ? names[0]
+                                               : llvm::StringRef();
     const g::ShardingVariant *chosen = nullptr, *byName = nullptr;
     for (const g::ShardingVariant &v : all) {
       if (v.name != name)
