@@ -2,16 +2,14 @@
 
 #include "weft/Baselines/Baselines.h"
 #include "Graph/IR/GraphOps.h"
-#include "PlanBuilder.h"
-#include "SegmentTable.h"
+#include "Spmd/IR/SpmdOps.h"
 #include "TensorParallel.h"
+#include "VariantChooser.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/Verifier.h"
 #include "weft/Support/Error.h"
-#include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FormatVariadic.h"
-#include "llvm/Support/SHA256.h"
 #include <numeric>
 
 using namespace weft;
@@ -149,7 +147,8 @@ llvm::Expected<BaselinePlan> weft::buildBaseline(BaselineKind kind,
       batchRatios(spec, mesh, dtype, kind == BaselineKind::DPCompute);
   int64_t batchSegment = segments.get(batch, ratios, dataAxes);
 
-  LayoutChoice choice;
+  spmd::PlanChoice choice;
+  choice.mesh = mesh.mesh;
   for (mlir::BlockArgument arg : main.getArguments()) {
     auto type = arg.getType().dyn_cast<mlir::RankedTensorType>();
     llvm::SmallVector<AxisDist> axes(numAxes, AxisDist::identity());
@@ -176,46 +175,21 @@ llvm::Expected<BaselinePlan> weft::buildBaseline(BaselineKind kind,
       int64_t dim = role.columns ? type.getRank() - 1 : 0;
       llvm::SmallVector<AxisDist> axes(numAxes, AxisDist::identity());
       axes[tpAxis] = AxisDist::gather(dim, seg);
-      choice.parameters[entry.getKey()] = DistAttr::get(ctx, axes);
+      choice.parameters[entry.getKey()] = {DistAttr::get(ctx, axes),
+                                           ParamStrategy::Replicated};
     }
   }
 
-  mlir::OpBuilder b(ctx);
-  mlir::OwningOpRef<mlir::ModuleOp> plan =
-      mlir::ModuleOp::create(graph.getLoc());
-  plan->getOperation()->setAttr(SpmdDialect::kMeshAttr, mesh.mesh);
-  plan->getOperation()->setAttr(SpmdDialect::kFingerprintAttr,
-                                b.getStringAttr(modelFingerprint(graph)));
-  plan->getOperation()->setAttr(
-      SpmdDialect::kVersionAttr,
-      b.getI64IntegerAttr(SpmdDialect::kFormatVersion));
-  b.setInsertionPointToEnd(plan->getBody());
-  auto func = b.create<mlir::func::FuncOp>(main.getLoc(), "main",
-                                           main.getFunctionType());
-  // Segments first (as far as known) so distributions verify while built.
-  auto setSegments = [&] {
-    llvm::SmallVector<mlir::Attribute> all(segments.all().begin(),
-                                           segments.all().end());
-    plan->getOperation()->setAttr(SpmdDialect::kSegmentsAttr,
-                                  b.getArrayAttr(all));
-  };
-  setSegments();
-  if (auto err = buildPlanBody(main, func, choice, segments))
-    return std::move(err);
-  setSegments();
-
-  std::string diagnostics;
-  {
-    mlir::ScopedDiagnosticHandler handler(ctx, [&](mlir::Diagnostic &d) {
-      if (diagnostics.empty())
-        diagnostics = d.str();
-      return mlir::success();
-    });
-    if (mlir::failed(mlir::verify(*plan)))
-      return makeError(ExitInternal, "the {0} plan does not verify: {1}",
-                       baselineName(kind).str(), diagnostics);
-  }
-  BaselinePlan out{kind, "", std::move(plan)};
+  // New splits (rare: a whole value split for free) are even.
+  std::vector<std::vector<double>> fresh(
+      numAxes, batchRatios(spec, mesh, dtype, /*proportional=*/false));
+  choice.segments.assign(segments.all().begin(), segments.all().end());
+  auto plan = spmd::buildProgram(graph, choice, greedyChooser(fresh));
+  if (!plan)
+    return makeError(ExitInternal, "the {0} plan cannot be built: {1}",
+                     baselineName(kind).str(),
+                     llvm::toString(plan.takeError()));
+  BaselinePlan out{kind, "", std::move(*plan)};
   int64_t devices = mesh.shape.numDevices();
   switch (kind) {
   case BaselineKind::DPEven:

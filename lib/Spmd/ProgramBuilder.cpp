@@ -179,6 +179,10 @@ private:
   llvm::Error checkDist(DistAttr d, mlir::Type type, llvm::StringRef what);
   llvm::Expected<Value> relayout(Value v, DistAttr to, llvm::StringRef what);
   llvm::Error visit(mlir::Operation *op);
+  /// Drops the segments no distribution names (candidates a chooser made
+  /// and did not use), renumbering the rest in order, in the plan and in
+  /// `choice`.
+  void compactSegments(mlir::ModuleOp plan);
 
   mlir::ModuleOp graph;
   PlanChoice &choice;
@@ -345,6 +349,74 @@ llvm::Error Builder::visit(mlir::Operation *op) {
   return llvm::Error::success();
 }
 
+void Builder::compactSegments(mlir::ModuleOp plan) {
+  mlir::MLIRContext *ctx = plan.getContext();
+  llvm::SmallVector<bool> used(segments->size(), false);
+  auto note = [&](DistAttr d) {
+    if (d)
+      for (const AxisDist &e : d.getAxes())
+        if (e.isGather())
+          used[e.segment] = true;
+  };
+  auto forEachDist = [&](mlir::Operation *op, auto &&fn) {
+    if (auto d = op->getAttrOfType<DistAttr>(SpmdDialect::kDistAttr))
+      fn(d);
+    if (auto d = op->getAttrOfType<DistAttr>("dist"))
+      fn(d);
+    if (auto ds = op->getAttrOfType<mlir::ArrayAttr>("dists"))
+      for (mlir::Attribute a : ds)
+        fn(a.dyn_cast<DistAttr>());
+  };
+  plan.walk([&](mlir::Operation *op) {
+    forEachDist(op, note);
+    if (auto f = llvm::dyn_cast<mlir::func::FuncOp>(op))
+      for (unsigned i = 0; i < f.getNumArguments(); ++i)
+        note(f.getArgAttrOfType<DistAttr>(i, SpmdDialect::kDistAttr));
+  });
+  llvm::SmallVector<int64_t> newId(segments->size(), -1);
+  std::vector<SegmentAttr> kept;
+  for (size_t i = 0; i < used.size(); ++i)
+    if (used[i]) {
+      SegmentAttr s = segments->at(i);
+      newId[i] = kept.size();
+      kept.push_back(SegmentAttr::get(ctx, kept.size(), s.getExtent(),
+                                      s.getRatios(), s.getSizes(),
+                                      s.getAlign()));
+    }
+  auto remap = [&](DistAttr d) -> DistAttr {
+    if (!d)
+      return d;
+    llvm::SmallVector<AxisDist, 4> axes(d.getAxes());
+    for (AxisDist &e : axes)
+      if (e.isGather())
+        e.segment = newId[e.segment];
+    return DistAttr::get(ctx, axes);
+  };
+  plan.walk([&](mlir::Operation *op) {
+    if (auto d = op->getAttrOfType<DistAttr>("dist"))
+      op->setAttr("dist", remap(d));
+    if (auto ds = op->getAttrOfType<mlir::ArrayAttr>("dists")) {
+      llvm::SmallVector<mlir::Attribute> out;
+      for (mlir::Attribute a : ds)
+        out.push_back(remap(a.cast<DistAttr>()));
+      op->setAttr("dists", mlir::ArrayAttr::get(ctx, out));
+    }
+    if (auto f = llvm::dyn_cast<mlir::func::FuncOp>(op))
+      for (unsigned i = 0; i < f.getNumArguments(); ++i)
+        if (auto d = f.getArgAttrOfType<DistAttr>(i, SpmdDialect::kDistAttr))
+          f.setArgAttr(i, SpmdDialect::kDistAttr, remap(d));
+  });
+  for (DistAttr &d : choice.arguments)
+    d = remap(d);
+  for (auto &entry : choice.parameters)
+    entry.second.dist = remap(entry.second.dist);
+  for (OpChoice &op : choice.ops)
+    for (int64_t &s : op.segments)
+      if (s >= 0 && s < int64_t(newId.size()))
+        s = newId[s];
+  choice.segments = std::move(kept);
+}
+
 llvm::Expected<mlir::OwningOpRef<mlir::ModuleOp>> Builder::run() {
   mlir::MLIRContext *ctx = graph.getContext();
   ctx->getOrLoadDialect<SpmdDialect>();
@@ -398,9 +470,9 @@ llvm::Expected<mlir::OwningOpRef<mlir::ModuleOp>> Builder::run() {
     if (auto err = visit(&op))
       return std::move(err);
 
-  choice.segments.assign(segments->all().begin(), segments->all().end());
-  llvm::SmallVector<mlir::Attribute> all(segments->all().begin(),
-                                         segments->all().end());
+  compactSegments(*plan);
+  llvm::SmallVector<mlir::Attribute> all(choice.segments.begin(),
+                                         choice.segments.end());
   plan->getOperation()->setAttr(SpmdDialect::kSegmentsAttr,
                                 b.getArrayAttr(all));
   std::string diagnostics;

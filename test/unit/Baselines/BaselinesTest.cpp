@@ -2,9 +2,9 @@
 
 #include "weft/Baselines/Baselines.h"
 #include "../Eval/EvalTestUtil.h"
-#include "SegmentTable.h"
 #include "mlir/IR/Verifier.h"
 #include "weft/Eval/Evaluator.h"
+#include "weft/Spmd/SegmentTable.h"
 
 using namespace weft;
 using namespace weft::test;
@@ -136,7 +136,7 @@ TEST(BaselinesTest, TensorParallelSplitsTheMatmulPair) {
 }
 
 TEST(SegmentTableTest, LargestRemainder) {
-  using baselines::largestRemainder;
+  using spmd::largestRemainder;
   EXPECT_EQ(largestRemainder({42.67, 21.33}, 64),
             (std::vector<int64_t>{43, 21}));
   EXPECT_EQ(largestRemainder({0.75, 0.75, 0.75, 0.75}, 3),
