@@ -1,4 +1,5 @@
-//===- FromPlan.cpp - The ratio problem of an spmd plan --------------------===//
+//===- FromPlan.cpp - The ratio problem of an spmd plan
+//--------------------===//
 //
 // Walks the plan's function exactly as lib/Eval/Evaluator.cpp does (same
 // steps, same gradient bookkeeping, same parameter strategies), but every
@@ -11,9 +12,9 @@
 
 #include "weft/Ratio/FromPlan.h"
 #include "CostKey.h"
+#include "Graph/IR/GraphInterfaces.h"
 #include "PlanForms.h"
 #include "PlanSegments.h"
-#include "Graph/IR/GraphInterfaces.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "weft/Analysis/GraphCostModel.h"
 #include "weft/Eval/MeshLayout.h"
@@ -35,15 +36,16 @@ using ShapeForm = llvm::SmallVector<LinearCost, 4>;
 
 /// Work of one op at some shard shapes.
 struct Work {
-  OpClass forwardClass = OpClass::Elementwise, backwardClass =
-                                                   OpClass::Elementwise;
-  double v[5] = {0, 0, 0, 0, 0}; // fwd flops, fwd bytes, bwd flops, bwd bytes, kept
+  OpClass forwardClass = OpClass::Elementwise,
+          backwardClass = OpClass::Elementwise;
+  double v[5] = {0, 0, 0, 0,
+                 0}; // fwd flops, fwd bytes, bwd flops, bwd bytes, kept
 };
 
 /// Work of one op as forms.
 struct WorkForms {
-  OpClass forwardClass = OpClass::Elementwise, backwardClass =
-                                                   OpClass::Elementwise;
+  OpClass forwardClass = OpClass::Elementwise,
+          backwardClass = OpClass::Elementwise;
   LinearCost f[5];
 };
 
@@ -246,8 +248,8 @@ WorkForms PlanPricer::workOf(graph::CostOpInterface op,
       for (auto [v, r] : llvm::zip(vals, refs)) {
         graph::TensorShape t = graph::TensorShape::of(v.getType());
         for (unsigned i = 0; i < r.size(); ++i) {
-          double x = r[i].param < 0 ? r[i].constant
-                                    : r[i].factor * values[r[i].param];
+          double x =
+              r[i].param < 0 ? r[i].constant : r[i].factor * values[r[i].param];
           t.dims[i] = std::max<int64_t>(0, std::llround(x));
           flat.push_back(t.dims[i]);
         }
@@ -440,7 +442,9 @@ llvm::Error PlanPricer::visitRelayout(Operation *op) {
     outBytes[d] = bytesForm(res, outDist, d);
   }
   bool byResult = dual->forward == Collective::ReduceScatter;
-  auto fwdBytes = [&](unsigned d) { return byResult ? outBytes[d] : inBytes[d]; };
+  auto fwdBytes = [&](unsigned d) {
+    return byResult ? outBytes[d] : inBytes[d];
+  };
   priceAlong(dual->forward, mask, fwdBytes, choice, comm);
   if (grad && communicates(dual->backward)) {
     auto bwdBytes = [&](unsigned d) {
@@ -464,8 +468,8 @@ llvm::Error PlanPricer::visitRelayout(Operation *op) {
 /// The shard form of an intermediate result inside a local recipe, as the
 /// evaluator's inferShard: each dim takes the form of an operand dim of the
 /// same global extent at the same position from the right.
-static ShapeForm
-inferShard(Value result, const llvm::DenseMap<Value, ShapeForm> &shapes) {
+static ShapeForm inferShard(Value result,
+                            const llvm::DenseMap<Value, ShapeForm> &shapes) {
   auto type = result.getType().cast<RankedTensorType>();
   ShapeForm dims;
   for (int64_t e : type.getShape())
@@ -504,12 +508,12 @@ bool PlanPricer::priceCompute(Operation *op, mlir::Region *region,
       Operation *yield = region->front().getTerminator();
       for (auto [arg, in] :
            llvm::zip(region->front().getArguments(), op->getOperands()))
-        shapes[arg] = shapeForm(in.getType().cast<RankedTensorType>(),
-                                distOf(in), d);
+        shapes[arg] =
+            shapeForm(in.getType().cast<RankedTensorType>(), distOf(in), d);
       for (auto [yielded, res] :
            llvm::zip(yield->getOperands(), op->getResults()))
-        shapes[yielded] = shapeForm(res.getType().cast<RankedTensorType>(),
-                                    distOf(res), d);
+        shapes[yielded] =
+            shapeForm(res.getType().cast<RankedTensorType>(), distOf(res), d);
     }
     LinearCost produced;
     auto priceOne = [&](graph::CostOpInterface cop) {
@@ -529,9 +533,9 @@ bool PlanPricer::priceCompute(Operation *op, mlir::Region *region,
       timed = true;
       auto roofline = [&](OpClass cls, const LinearCost &flops,
                           const LinearCost &bytes) {
-        compute[d].addMax({scaledCost(flops, 1 / type.achievedFlops(
-                                                     cls, options.dtype)),
-                           scaledCost(bytes, 1 / type.achievedMemBandwidth())});
+        compute[d].addMax(
+            {scaledCost(flops, 1 / type.achievedFlops(cls, options.dtype)),
+             scaledCost(bytes, 1 / type.achievedMemBandwidth())});
       };
       roofline(w.forwardClass, w.f[0], w.f[1]);
       if (!backward)
@@ -660,8 +664,8 @@ RatioProblem PlanPricer::finish() {
     const DeviceType &type = layout.typeOf(d);
     compute[d].addMax(
         {scaledCost(optimizerElements[d],
-                    flopsPerElement /
-                        type.achievedFlops(OpClass::Elementwise, options.dtype)),
+                    flopsPerElement / type.achievedFlops(OpClass::Elementwise,
+                                                         options.dtype)),
          scaledCost(optimizerElements[d],
                     (2 * p + g + 2 * o) / type.achievedMemBandwidth())});
     comm[d] = afterUpdate[d];

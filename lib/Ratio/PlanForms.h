@@ -1,4 +1,5 @@
-//===- PlanForms.h - Costs of a plan as functions of the ratios --*- C++ -*-===//
+//===- PlanForms.h - Costs of a plan as functions of the ratios --*- C++
+//-*-===//
 //
 // Private to lib/Ratio (ratioProblemFromPlan): convex piecewise-linear cost
 // forms (linear part + Σ max terms) and the collective times of lib/Cost

@@ -28,7 +28,8 @@ llvm::Expected<PlanSegments> weft::ratio::analyzeSegments(mlir::ModuleOp plan) {
     out.classCounts.push_back(
         unsigned(a.cast<DeviceClassAttr>().getNodes().size() *
                  mesh.getDevicesPerNode()));
-  if (auto segs = plan->getAttrOfType<mlir::ArrayAttr>(SpmdDialect::kSegmentsAttr))
+  if (auto segs =
+          plan->getAttrOfType<mlir::ArrayAttr>(SpmdDialect::kSegmentsAttr))
     for (mlir::Attribute a : segs) {
       auto seg = a.dyn_cast<SegmentAttr>();
       if (!seg)

@@ -1,4 +1,5 @@
-//===- PlanSegments.h - Segment groups of an spmd plan ------------*- C++ -*-===//
+//===- PlanSegments.h - Segment groups of an spmd plan ------------*- C++
+//-*-===//
 //
 // Private to lib/Ratio: the plan's segments tied into groups (one ratio vector
 // per group), which groups the LP may move (those split on the node axis) and

@@ -7,6 +7,7 @@
 #include "Graph/IR/GraphDialect.h"
 #include "Graph/Transforms/Passes.h"
 #include "Spmd/IR/SpmdDialect.h"
+#include "Spmd/Transforms/Passes.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/Tools/mlir-opt/MlirOptMain.h"
@@ -17,6 +18,7 @@ int main(int argc, char **argv) {
   mlir::registerCSEPass();
   mlir::registerSymbolDCEPass();
   weft::graph::registerGraphPasses();
+  weft::spmd::registerSpmdPasses();
 
   mlir::DialectRegistry registry;
   registry.insert<weft::graph::GraphDialect, weft::spmd::SpmdDialect,

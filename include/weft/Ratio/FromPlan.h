@@ -1,4 +1,5 @@
-//===- FromPlan.h - The ratio problem of an spmd plan, and back ---*- C++ -*-===//
+//===- FromPlan.h - The ratio problem of an spmd plan, and back ---*- C++
+//-*-===//
 //
 // Builds the IR-free RatioProblem (DESIGN.md §5) of an `spmd` plan at its
 // current collective variants, pricing every step exactly as the evaluator

@@ -8,12 +8,12 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "weft/Ratio/FromPlan.h"
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/IR/Verifier.h"
 #include "weft/Baselines/Baselines.h"
 #include "weft/Eval/Evaluator.h"
 #include "weft/Import/OnnxImport.h"
-#include "weft/Ratio/FromPlan.h"
 #include "weft/Ratio/Objective.h"
 #include "weft/Ratio/SolveRatios.h"
 #include "weft/Zoo/Zoo.h"
@@ -75,9 +75,8 @@ nodes:
     nic_latency: 20 us
 )";
 
-mlir::OwningOpRef<mlir::ModuleOp> importZoo(mlir::MLIRContext &context,
-                                            zoo::ZooOptions options,
-                                            int64_t batch) {
+mlir::OwningOpRef<mlir::ModuleOp>
+importZoo(mlir::MLIRContext &context, zoo::ZooOptions options, int64_t batch) {
   llvm::SmallString<128> path;
   if (llvm::sys::fs::createTemporaryFile("weft-ratio", "onnx", path))
     return {};

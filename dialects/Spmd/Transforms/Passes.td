@@ -1,0 +1,62 @@
+//===- Passes.td - spmd dialect passes -----------------------*- tablegen -*-===//
+
+#ifndef WEFT_SPMD_PASSES
+#define WEFT_SPMD_PASSES
+
+include "mlir/Pass/PassBase.td"
+
+// Every pass prices the plan on a cluster: `cluster` is the path of a cluster
+// spec YAML (docs/ClusterSpec.md). The mesh attribute alone lacks link
+// bandwidths and memory bandwidth (docs/Ratios.md).
+defvar ClusterOptions = [
+  Option<"cluster", "cluster", "std::string", /*default=*/"\"\"",
+         "path of the cluster spec YAML the plan runs on (required)">,
+  Option<"dtype", "dtype", "std::string", /*default=*/"\"fp32\"",
+         "compute dtype the plan is priced in (fp32 | bf16 | fp16)">
+];
+
+def AssignRatios : Pass<"spmd-assign-ratios", "::mlir::ModuleOp"> {
+  let summary = "choose segment ratios with the ratio LP (GLPK)";
+  let description = [{
+    Builds the ratio problem of the plan at its current collective variants
+    (one ratio per segment group split on the node axis and device class;
+    every step priced as the evaluator prices it, constants kept, identical
+    steps collapsed, memory rows per class) and writes the LP's ratios into
+    the segments (DESIGN.md §5, docs/Ratios.md). Segments whose ratios change
+    lose their integer sizes (run spmd-integerize next). Idempotent: ratios
+    the LP does not strictly improve are left as they are.
+  }];
+  let options = ClusterOptions;
+}
+
+def SelectCollectives : Pass<"spmd-select-collectives", "::mlir::ModuleOp"> {
+  let summary = "choose each collective's variant at the current ratios";
+  let description = [{
+    For every `spmd.all_gather` (`mode` padded | grouped) and
+    `spmd.all_reduce` (`algorithm` ring | hierarchical), keeps the variant
+    whose forward + dual time (max over devices, as the evaluator prices it)
+    is smaller at the plan's current ratios. The choice is separable per
+    collective (DESIGN.md §4); ties keep the current variant.
+  }];
+  let options = ClusterOptions;
+}
+
+def Integerize : Pass<"spmd-integerize", "::mlir::ModuleOp"> {
+  let summary = "integer shard sizes for the current ratios (Z3)";
+  let description = [{
+    Integer sizes per device for every segment group the LP moves: multiples
+    of the segment alignment (and of `align` where it divides the extent),
+    summing to the extent, devices of one class within one unit, minimising
+    the LP's objective (docs/Ratios.md). Every constraint is checked with Z3
+    before the sizes are written. With `report`, a remark gives the
+    continuous and the integer cost.
+  }];
+  let options = !listconcat(ClusterOptions, [
+    Option<"align", "align", "int64_t", /*default=*/"1",
+           "shard sizes are also multiples of N where N divides the extent">,
+    Option<"report", "report", "bool", /*default=*/"false",
+           "emit a remark with the continuous and integer cost">
+  ]);
+}
+
+#endif // WEFT_SPMD_PASSES

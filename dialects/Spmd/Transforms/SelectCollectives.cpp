@@ -1,0 +1,38 @@
+//===- SelectCollectives.cpp - spmd-select-collectives --------------------===//
+//
+// Per collective, the cheaper variant at the current ratios
+// (weft::ratio::selectCollectives).
+//
+//===----------------------------------------------------------------------===//
+
+#include "PassSupport.h"
+#include "Spmd/Transforms/Passes.h"
+#include "weft/Ratio/PlanRatios.h"
+
+namespace weft::spmd {
+#define GEN_PASS_DEF_SELECTCOLLECTIVES
+#include "Spmd/Transforms/Passes.h.inc"
+} // namespace weft::spmd
+
+using namespace weft;
+
+namespace {
+struct SelectCollectivesPass
+    : public spmd::impl::SelectCollectivesBase<SelectCollectivesPass> {
+  using SelectCollectivesBase::SelectCollectivesBase;
+
+  void runOnOperation() override {
+    EvalOptions options;
+    auto spec = spmd::loadPassCluster(cluster, dtype, options);
+    if (!spec) {
+      spmd::emitPassError(getOperation(), getArgument(), spec.takeError());
+      return signalPassFailure();
+    }
+    auto result = ratio::selectCollectives(getOperation(), *spec, options);
+    if (!result) {
+      spmd::emitPassError(getOperation(), getArgument(), result.takeError());
+      return signalPassFailure();
+    }
+  }
+};
+} // namespace

@@ -1,0 +1,163 @@
+//===- PlanRatios.cpp - Ratio LP, collective choice, integer sizes --------===//
+
+#include "weft/Ratio/PlanRatios.h"
+#include "PlanSegments.h"
+#include "Spmd/IR/SpmdOps.h"
+#include "mlir/IR/Builders.h"
+#include "weft/Ratio/Objective.h"
+#include "weft/Support/Error.h"
+
+using namespace weft;
+using namespace weft::ratio;
+
+llvm::Expected<AssignResult>
+weft::ratio::assignRatios(mlir::ModuleOp plan, const ClusterSpec &spec,
+                          const EvalOptions &options,
+                          const AssignOptions &assign) {
+  auto problem = ratioProblemFromPlan(plan, spec, options);
+  if (!problem)
+    return problem.takeError();
+  auto at = planRatios(plan);
+  if (!at)
+    return at.takeError();
+  AssignResult result;
+  result.beforeSeconds = result.afterSeconds = evaluateObjective(*problem, *at);
+  if (problem->segments.empty())
+    return result;
+  Ratios best = *at;
+  double radius = assign.radius;
+  unsigned rounds = problem->linearized ? assign.maxRounds : 1;
+  for (unsigned round = 0; round < rounds; ++round) {
+    LpOptions lp = assign.lp;
+    if (problem->linearized)
+      lp.trustRegion = TrustRegion{best, radius};
+    auto solution = solveRatios(*problem, lp);
+    if (!solution)
+      return solution.takeError();
+    ++result.rounds;
+    result.rows = solution->numRows;
+    result.columns = solution->numColumns;
+    // The true objective at the candidate: exact when nothing is
+    // linearised, else re-priced at the candidate's own plan.
+    double value = evaluateObjective(*problem, solution->ratios);
+    std::optional<RatioProblem> there;
+    if (problem->linearized) {
+      mlir::OwningOpRef<mlir::ModuleOp> moved(plan.clone());
+      if (auto err = applyRatios(*moved, solution->ratios))
+        return std::move(err);
+      auto p = ratioProblemFromPlan(*moved, spec, options);
+      if (!p)
+        return p.takeError();
+      value = evaluateObjective(*p, solution->ratios);
+      there = std::move(*p);
+    }
+    // Strict improvement only (idempotence; ties keep the plan's ratios).
+    if (value < result.afterSeconds * (1 - 1e-12)) {
+      best = solution->ratios;
+      result.afterSeconds = value;
+      result.changed = true;
+      if (there)
+        problem = std::move(*there);
+    } else {
+      radius /= 2;
+    }
+  }
+  if (result.changed)
+    if (auto err = applyRatios(plan, best))
+      return std::move(err);
+  return result;
+}
+
+llvm::Expected<SelectResult>
+weft::ratio::selectCollectives(mlir::ModuleOp plan, const ClusterSpec &spec,
+                               const EvalOptions &options) {
+  // The collectives the evaluator records, in program order.
+  llvm::SmallVector<mlir::Operation *> relayouts;
+  auto *func = planFunction(plan);
+  if (!func)
+    return badInput("the plan has no function to evaluate");
+  for (mlir::Operation &op : func->getRegion(0).front())
+    if (op.getDialect() &&
+        op.getDialect()->getNamespace() ==
+            spmd::SpmdDialect::getDialectNamespace() &&
+        !llvm::isa<spmd::ParameterOp, spmd::LocalOp, spmd::SendOp,
+                   spmd::RecvOp>(op))
+      relayouts.push_back(&op);
+  // Price every collective once with each variant: two evaluations.
+  auto priceWith =
+      [&](bool second) -> llvm::Expected<std::vector<CollectiveEstimate>> {
+    mlir::OwningOpRef<mlir::ModuleOp> copy(plan.clone());
+    auto *f = planFunction(*copy);
+    mlir::Builder b(plan.getContext());
+    for (mlir::Operation &op : f->getRegion(0).front()) {
+      if (llvm::isa<spmd::AllGatherOp>(op))
+        op.setAttr("mode", b.getStringAttr(second ? "grouped" : "padded"));
+      if (llvm::isa<spmd::AllReduceOp>(op))
+        op.setAttr("algorithm",
+                   b.getStringAttr(second ? "hierarchical" : "ring"));
+    }
+    auto estimate = evaluatePlan(*copy, spec, options);
+    if (!estimate)
+      return estimate.takeError();
+    return std::move(estimate->collectives);
+  };
+  auto first = priceWith(false);
+  if (!first)
+    return first.takeError();
+  auto second = priceWith(true);
+  if (!second)
+    return second.takeError();
+  if (first->size() != relayouts.size() || second->size() != relayouts.size())
+    return makeError(ExitInternal,
+                     "the evaluator recorded {0} collectives, the plan has {1}",
+                     first->size(), relayouts.size());
+  SelectResult result;
+  mlir::Builder b(plan.getContext());
+  for (auto [i, op] : llvm::enumerate(relayouts)) {
+    bool gather = llvm::isa<spmd::AllGatherOp>(op);
+    bool reduce = llvm::isa<spmd::AllReduceOp>(op);
+    if (!gather && !reduce)
+      continue;
+    ++result.considered;
+    llvm::StringRef name = gather ? "mode" : "algorithm";
+    llvm::StringRef a = gather ? "padded" : "ring";
+    llvm::StringRef bName = gather ? "grouped" : "hierarchical";
+    auto current = op->getAttrOfType<mlir::StringAttr>(name);
+    llvm::StringRef now = current ? current.getValue() : a;
+    double ta = (*first)[i].forwardSeconds + (*first)[i].dualSeconds;
+    double tb = (*second)[i].forwardSeconds + (*second)[i].dualSeconds;
+    llvm::StringRef pick = now;
+    if (tb < ta * (1 - 1e-12))
+      pick = bName;
+    else if (ta < tb * (1 - 1e-12))
+      pick = a;
+    if (pick != now) {
+      op->setAttr(name, b.getStringAttr(pick));
+      ++result.changed;
+    }
+  }
+  return result;
+}
+
+llvm::Expected<IntegerPlan>
+weft::ratio::integerizePlan(mlir::ModuleOp plan, const ClusterSpec &spec,
+                            const EvalOptions &options,
+                            const IntegerizeOptions &integerizeOptions) {
+  auto problem = ratioProblemFromPlan(plan, spec, options);
+  if (!problem)
+    return problem.takeError();
+  auto at = planRatios(plan);
+  if (!at)
+    return at.takeError();
+  RatioSolution solution;
+  solution.ratios = *at;
+  solution.objectiveSeconds = evaluateObjective(*problem, *at);
+  auto sizes = integerize(*problem, solution, integerizeOptions);
+  if (!sizes)
+    return sizes.takeError();
+  if (auto err = checkIntegerPlan(*problem, *sizes, integerizeOptions))
+    return std::move(err);
+  if (auto err = applyRatios(plan, *at, &*sizes))
+    return std::move(err);
+  return std::move(*sizes);
+}
