@@ -42,10 +42,11 @@ struct IntegerizePass : public spmd::impl::IntegerizeBase<IntegerizePass> {
     }
     if (report)
       getOperation().emitRemark() << llvm::formatv(
-          "integer sizes: continuous cost {0:e6} s, integer cost {1:e6} s{2} "
-          "(estimates)",
+          "integer sizes: continuous cost {0:e6} s, integer cost {1:e6} s{2}; "
+          "evaluator step time {3:e6} s (estimates)",
           sizes->continuousCost, sizes->integerCost,
-          sizes->provedOptimal ? ", proved optimal" : "");
+          sizes->provedOptimal ? ", proved optimal" : "",
+          spmd::stepSeconds(getOperation(), *spec, options));
   }
 };
 } // namespace

@@ -2,6 +2,7 @@
 
 #include "PassSupport.h"
 #include "weft/Support/Error.h"
+#include <cmath>
 
 using namespace weft;
 
@@ -20,4 +21,14 @@ weft::spmd::loadPassCluster(llvm::StringRef clusterPath, llvm::StringRef dtype,
 void weft::spmd::emitPassError(mlir::ModuleOp module, llvm::StringRef pass,
                                llvm::Error err) {
   module.emitError() << pass << ": " << llvm::toString(std::move(err));
+}
+
+double weft::spmd::stepSeconds(mlir::ModuleOp module, const ClusterSpec &spec,
+                               const EvalOptions &options) {
+  auto estimate = evaluatePlan(module, spec, options);
+  if (!estimate) {
+    llvm::consumeError(estimate.takeError());
+    return std::nan("");
+  }
+  return estimate->stepSeconds;
 }

@@ -21,6 +21,10 @@ llvm::Expected<ClusterSpec> loadPassCluster(llvm::StringRef clusterPath,
 void emitPassError(mlir::ModuleOp module, llvm::StringRef pass,
                    llvm::Error err);
 
+/// The evaluator's step time of `module` in seconds (NaN when it fails).
+double stepSeconds(mlir::ModuleOp module, const ClusterSpec &spec,
+                   const EvalOptions &options);
+
 } // namespace weft::spmd
 
 #endif // WEFT_SPMD_TRANSFORMS_PASSSUPPORT_H

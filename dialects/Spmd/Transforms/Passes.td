@@ -12,7 +12,10 @@ defvar ClusterOptions = [
   Option<"cluster", "cluster", "std::string", /*default=*/"\"\"",
          "path of the cluster spec YAML the plan runs on (required)">,
   Option<"dtype", "dtype", "std::string", /*default=*/"\"fp32\"",
-         "compute dtype the plan is priced in (fp32 | bf16 | fp16)">
+         "compute dtype the plan is priced in (fp32 | bf16 | fp16)">,
+  Option<"report", "report", "bool", /*default=*/"false",
+         "emit a remark with what the pass did and the evaluator's step time "
+         "before and after (estimates)">
 ];
 
 def AssignRatios : Pass<"spmd-assign-ratios", "::mlir::ModuleOp"> {
@@ -49,13 +52,11 @@ def Integerize : Pass<"spmd-integerize", "::mlir::ModuleOp"> {
     summing to the extent, devices of one class within one unit, minimising
     the LP's objective (docs/Ratios.md). Every constraint is checked with Z3
     before the sizes are written. With `report`, a remark gives the
-    continuous and the integer cost.
+    continuous and the integer cost and the evaluator's step time.
   }];
   let options = !listconcat(ClusterOptions, [
     Option<"align", "align", "int64_t", /*default=*/"1",
-           "shard sizes are also multiples of N where N divides the extent">,
-    Option<"report", "report", "bool", /*default=*/"false",
-           "emit a remark with the continuous and integer cost">
+           "shard sizes are also multiples of N where N divides the extent">
   ]);
 }
 

@@ -8,6 +8,7 @@
 #include "PassSupport.h"
 #include "Spmd/Transforms/Passes.h"
 #include "weft/Ratio/PlanRatios.h"
+#include "llvm/Support/FormatVariadic.h"
 
 namespace weft::spmd {
 #define GEN_PASS_DEF_SELECTCOLLECTIVES
@@ -28,11 +29,19 @@ struct SelectCollectivesPass
       spmd::emitPassError(getOperation(), getArgument(), spec.takeError());
       return signalPassFailure();
     }
+    double before =
+        report ? spmd::stepSeconds(getOperation(), *spec, options) : 0;
     auto result = ratio::selectCollectives(getOperation(), *spec, options);
     if (!result) {
       spmd::emitPassError(getOperation(), getArgument(), result.takeError());
       return signalPassFailure();
     }
+    if (report)
+      getOperation().emitRemark() << llvm::formatv(
+          "collectives: {0} of {1} changed; evaluator step time {2:e6} s -> "
+          "{3:e6} s (estimates)",
+          result->changed, result->considered, before,
+          spmd::stepSeconds(getOperation(), *spec, options));
   }
 };
 } // namespace

@@ -13,7 +13,7 @@
 
 // CHECK: spmd.segments = [#spmd.segment<id = 0, extent = 96, ratios = [{{.*}}], sizes = [23, 23, 23, 23, 2, 2]>]
 // ALIGN: sizes = [24, 24, 24, 24, 0, 0]
-// REPORT: remark: integer sizes: continuous cost {{[0-9.]+}}e-04 s, integer cost {{[0-9.]+}}e-04 s, proved optimal (estimates)
+// REPORT: remark: integer sizes: continuous cost {{[0-9.]+}}e-04 s, integer cost {{[0-9.]+}}e-04 s, proved optimal; evaluator step time {{[0-9.]+}}e-04 s (estimates)
 
 module attributes {spmd.mesh = #spmd.mesh<local = [2], classes = [#spmd.device_class<type = "V100", peak_gflops = 15700, memory_mb = 16000, nodes = [0, 1]>, #spmd.device_class<type = "P100", peak_gflops = 10600, memory_mb = 16000, nodes = [2]>]>, spmd.segments = [#spmd.segment<id = 0, extent = 96, ratios = [0.24134808853118714, 0.017303822937625755]>], spmd.version = 1 : i64} {
   func.func @main(%arg0: tensor<96x64xf32> {spmd.dist = #spmd.dist<[gather(0, 0), gather(0, 0)]>}, %arg1: tensor<96xi64> {spmd.dist = #spmd.dist<[gather(0, 0), gather(0, 0)]>}) -> tensor<f32> {
