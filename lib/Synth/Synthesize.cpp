@@ -96,41 +96,75 @@ planChoiceOf(SearchSpace &space, mlir::ModuleOp graph,
         plan.parameters[info.name] = {stored, so.strategy};
     }
   }
-  for (mlir::Operation *op : spmd::planOps(main)) {
-    auto it = position.find(op);
-    if (it == position.end())
+  plan.segments.assign(map.table.all().begin(), map.table.all().end());
+  return plan;
+}
+
+/// Chooses each op's variants as the search did; the segment of each
+/// axis's first Gather is the one the operand already has when it is split
+/// the same way (so that no relayout is emitted that the search did not
+/// price), else a new one from the table.
+spmd::OpChooser chooserOf(SearchSpace &space,
+                          llvm::ArrayRef<StepChoice> choices) {
+  auto position =
+      std::make_shared<llvm::DenseMap<mlir::Operation *, unsigned>>();
+  for (auto [p, op] : llvm::enumerate(space.ops))
+    (*position)[op.op] = p;
+  std::vector<StepChoice> chosen(choices.begin(), choices.end());
+  return [&space, position, chosen](
+             mlir::Operation *op, llvm::ArrayRef<DistAttr> current,
+             spmd::SegmentTable &segments) -> llvm::Expected<spmd::OpChoice> {
+    auto it = position->find(op);
+    if (it == position->end())
       return makeError(ExitInternal, "synthesis: op '{0}' has no position",
                        op->getName().getStringRef().str());
     const OpInfo &info = space.ops[it->second];
-    const OpOption &option = info.options[choices[it->second].option];
+    const OpOption &option = info.options[chosen[it->second].option];
     auto variants = spmd::shardingVariantsOf(op);
     spmd::OpChoice c;
     for (unsigned a = 0; a < space.numAxes(); ++a) {
       const graph::ShardingVariant &v = variants[option.perAxis[a]];
       c.variants.push_back(v);
       int64_t seg = -1;
-      // The segment of the variant's first Gather (operands, then results).
+      bool done = false;
       auto firstGather = [&](llvm::ArrayRef<graph::AxisLayout> layouts,
                              llvm::ArrayRef<unsigned> values,
-                             llvm::ArrayRef<DistId> dists) {
+                             llvm::ArrayRef<DistId> dists, bool operands) {
         for (auto [i, l] : llvm::enumerate(layouts)) {
-          if (seg >= 0 || !l.isGather() || i >= values.size() ||
+          if (done || !l.isGather() || i >= values.size() ||
               dists[i] == kNoDist)
             continue;
+          done = true;
           const ValueInfo &val = space.values[values[i]];
           uint32_t axes = spmd::ShardGeometry::splitAxes(space.dist(dists[i]),
                                                          unsigned(l.dim));
-          seg = map.segment(val.shape[l.dim], axes, l.align);
+          // The segment the operand is already split with along that dim
+          // (on any axis): reusing it keeps the relayout the search priced.
+          if (operands && i < current.size() && current[i]) {
+            for (const AxisDist &e : current[i].getAxes()) {
+              if (!e.isGather() || e.dim != l.dim || e.segment < 0 ||
+                  e.segment >= int64_t(segments.size()))
+                continue;
+              auto sizes = segments.at(e.segment).getSizes();
+              bool aligned =
+                  !sizes || llvm::all_of(sizes.asArrayRef(), [&](int64_t x) {
+                    return x % l.align == 0;
+                  });
+              if (aligned) {
+                seg = e.segment;
+                return;
+              }
+            }
+          }
+          seg = segments.get(val.shape[l.dim], space.ratios, axes, l.align);
         }
       };
-      firstGather(v.operands, info.operands, option.operands);
-      firstGather(v.results, info.results, option.results);
+      firstGather(v.operands, info.operands, option.operands, true);
+      firstGather(v.results, info.results, option.results, false);
       c.segments.push_back(seg);
     }
-    plan.ops.push_back(std::move(c));
-  }
-  plan.segments.assign(map.table.all().begin(), map.table.all().end());
-  return plan;
+    return c;
+  };
 }
 
 std::vector<ExplainRow> explainOf(SearchSpace &space,
@@ -224,9 +258,11 @@ llvm::Expected<SynthResult> weft::synthesize(mlir::ModuleOp graph,
     if (!f.isExternal() && (!main || f.getName() == "main"))
       main = f;
   auto choice = planChoiceOf(space, graph, found.choices, main);
+  // (The ops are chosen by chooserOf while the program is built.)
   if (!choice)
     return choice.takeError();
-  auto plan = spmd::buildProgram(graph, *choice);
+  auto plan =
+      spmd::buildProgram(graph, *choice, chooserOf(space, found.choices));
   if (!plan)
     return makeError(ExitInternal, "synthesis: the plan does not build: {0}",
                      llvm::toString(plan.takeError()));

@@ -1,0 +1,102 @@
+//===- SynthBench.cpp - Measured runs (skipped unless asked) --------------===//
+//
+// Not a test: prints the search's figures for a model and a cluster given
+// in the environment (docs/Synthesis.md gives the commands):
+//   WEFT_SYNTH_MODEL=graph.mlir WEFT_SYNTH_CLUSTER=spec.yaml
+//   [WEFT_SYNTH_HEURISTIC=zero] [WEFT_SYNTH_MEMO=0]
+//   [WEFT_SYNTH_MAX_EXPANSIONS=N] [WEFT_SYNTH_TIME_LIMIT=S] WeftSynthTests
+//   --gtest_filter=SynthBench.*
+//
+//===----------------------------------------------------------------------===//
+
+#include "../Eval/EvalTestUtil.h"
+#include "weft/Synth/Synthesize.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/raw_ostream.h"
+#include <chrono>
+#include <cstdlib>
+#include <map>
+
+using namespace weft;
+
+TEST(SynthBench, Run) {
+  const char *model = std::getenv("WEFT_SYNTH_MODEL");
+  const char *clusterPath = std::getenv("WEFT_SYNTH_CLUSTER");
+  if (!model || !clusterPath)
+    GTEST_SKIP() << "set WEFT_SYNTH_MODEL and WEFT_SYNTH_CLUSTER";
+  auto spec = loadClusterSpec(clusterPath);
+  ASSERT_TRUE(bool(spec)) << llvm::toString(spec.takeError());
+  mlir::MLIRContext ctx;
+  test::loadDialects(ctx);
+  auto graph = mlir::parseSourceFile<mlir::ModuleOp>(model, &ctx);
+  ASSERT_TRUE(graph);
+  SynthOptions options;
+  options.fixedRatios = true;
+  if (const char *h = std::getenv("WEFT_SYNTH_HEURISTIC"))
+    if (llvm::StringRef(h) == "zero")
+      options.heuristic = SynthOptions::Heuristic::Zero;
+  if (const char *m = std::getenv("WEFT_SYNTH_MEMO"))
+    options.memo = llvm::StringRef(m) != "0";
+  if (const char *n = std::getenv("WEFT_SYNTH_MAX_EXPANSIONS"))
+    options.maxExpansions = std::strtoull(n, nullptr, 10);
+  if (const char *t = std::getenv("WEFT_SYNTH_TIME_LIMIT"))
+    options.timeLimitSeconds = std::strtod(t, nullptr);
+  options.progress = [](llvm::StringRef line) { llvm::errs() << line << "\n"; };
+  auto start = std::chrono::steady_clock::now();
+  auto result = synthesize(*graph, *spec, options);
+  double wall =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
+          .count();
+  ASSERT_TRUE(bool(result)) << llvm::toString(result.takeError());
+  llvm::outs() << llvm::formatv(
+      "search {0:f6} s/step, evaluated {1:f6} s/step, expansions {2}, "
+      "search wall {3:f3} s, total wall {4:f3} s, gap {5}, capped {6}\n",
+      result->searchStepSeconds, result->evaluatedStepSeconds,
+      result->stats.expansions, result->stats.wallSeconds, wall,
+      result->stats.gap, result->stats.capped);
+  std::map<std::string, unsigned> variants;
+  for (const ExplainRow &row : result->explain)
+    ++variants[row.variant];
+  for (auto &[v, n] : variants)
+    llvm::outs() << "  " << n << " x " << v << "\n";
+}
+
+TEST(SynthBench, CompareSteps) {
+  const char *model = std::getenv("WEFT_SYNTH_MODEL");
+  const char *clusterPath = std::getenv("WEFT_SYNTH_CLUSTER");
+  if (!model || !clusterPath || !std::getenv("WEFT_SYNTH_STEPS"))
+    GTEST_SKIP()
+        << "set WEFT_SYNTH_MODEL, WEFT_SYNTH_CLUSTER, WEFT_SYNTH_STEPS";
+  auto spec = loadClusterSpec(clusterPath);
+  ASSERT_TRUE(bool(spec));
+  mlir::MLIRContext ctx;
+  test::loadDialects(ctx);
+  auto graph = mlir::parseSourceFile<mlir::ModuleOp>(model, &ctx);
+  ASSERT_TRUE(graph);
+  SynthOptions options;
+  options.memo = false;
+  if (const char *n = std::getenv("WEFT_SYNTH_MAX_EXPANSIONS"))
+    options.maxExpansions = std::strtoull(n, nullptr, 10);
+  auto result = synthesize(*graph, *spec, options);
+  ASSERT_TRUE(bool(result)) << llvm::toString(result.takeError());
+  auto estimate = evaluatePlan(*result->plan, *spec, options.eval);
+  ASSERT_TRUE(bool(estimate));
+  for (const ExplainRow &row : result->explain)
+    llvm::outs() << llvm::formatv("search {0,-40} {1:e3} {2:e3}\n",
+                                  row.op + " " + row.variant,
+                                  row.computeSeconds, row.commSeconds);
+  for (const CollectiveEstimate &c : estimate->collectives)
+    if (c.forwardSeconds + c.dualSeconds > 0.01)
+      llvm::outs() << llvm::formatv("coll   {0} {1} axis {2} {3} B {4:e3} s\n",
+                                    c.op, c.location, c.axis, c.bytes,
+                                    c.forwardSeconds + c.dualSeconds);
+  for (const StepEstimate &s : estimate->steps)
+    llvm::outs() << llvm::formatv("eval   {0,-40} {1:e3} {2:e3}\n", s.label,
+                                  s.computeSeconds, s.commSeconds);
+  llvm::outs() << "optimizer " << estimate->optimizerSeconds << "\n";
+  if (const char *dump = std::getenv("WEFT_SYNTH_DUMP")) {
+    std::error_code ec;
+    llvm::raw_fd_ostream os(dump, ec);
+    result->plan->print(os);
+  }
+}
