@@ -176,25 +176,34 @@ std::optional<std::pair<double, uint32_t>> AStar::greedy(uint32_t from) {
   while (nodes[cur].pos < end) {
     Node node = nodes[cur];
     StateKey key = keyOf(node);
+    // Prefer successors whose committed memory stays under a budget that
+    // grows linearly along the order (so the completion does not run out
+    // of memory at the end); otherwise the best feasible one.
     std::optional<StepResult> best;
     StepChoice bestChoice;
     double bestF = 0;
+    bool bestInBudget = false;
+    double budget = double(node.pos + 1) / double(end);
     space.forEachChoice(node.pos, [&](const StepChoice &c) {
       auto r = space.step(node.pos, key, c);
       if (!r)
         return;
+      bool inBudget = true;
       for (unsigned i = 0; i < reps; ++i) {
         mem[i] = mems[node.memOffset + i] + r->committed[i];
         mem[reps + i] =
             std::max(mems[node.memOffset + reps + i], r->transient[i]);
+        inBudget &= mem[i] + mem[reps + i] <= budget * space.capacity()[i];
       }
       if (!fits(mem.data()))
         return;
       double f = r->cost + space.heuristic(node.pos + 1);
-      if (!best || f < bestF) {
+      if (!best || (inBudget && !bestInBudget) ||
+          (inBudget == bestInBudget && f < bestF)) {
         best = std::move(r);
         bestChoice = c;
         bestF = f;
+        bestInBudget = inBudget;
       }
     });
     if (!best)
