@@ -414,7 +414,8 @@ PlanGenerator::choose(mlir::Operation *op, llvm::ArrayRef<DistAttr> operands,
     // Reachable (variant, segment) options, grouped by variant.
     std::vector<std::vector<OpChoice>> reachableByVariant;
     for (const graph::ShardingVariant &v : variants) {
-      if (&v == &*replicate)
+      if (&v == &*replicate ||
+          llvm::is_contained(options.excludedVariants, v.name))
         continue;
       llvm::SmallVector<int64_t, 4> candidates;
       const graph::AxisLayout *first = nullptr;

@@ -25,6 +25,8 @@
 
 #include "weft/Spmd/ProgramBuilder.h"
 #include <cstdint>
+#include <string>
+#include <vector>
 
 namespace weft::spmd {
 
@@ -49,6 +51,9 @@ struct RandomPlanOptions {
   double splitProbability = 0.4;
   /// Probability that a new segment gives one device class nothing.
   double zeroClassProbability = 0.25;
+  /// Variant names never chosen (their op is then computed by another
+  /// variant), e.g. to keep a known interpreter gap out of a property run.
+  std::vector<std::string> excludedVariants;
 };
 
 /// A random plan and what it was built from.
