@@ -3,11 +3,11 @@
 #include "weft/Exec/PlanCheck.h"
 #include "Graph/IR/GraphOps.h"
 #include "OpUtils.h"
-#include "weft/Baselines/Baselines.h"
 #include "weft/Exec/Inputs.h"
 #include "weft/Exec/Interpreter.h"
 #include "weft/Exec/SpmdInterpreter.h"
 #include "weft/Exec/SpmdKernels.h"
+#include "weft/Spmd/ProgramBuilder.h"
 #include "weft/Support/Error.h"
 #include "llvm/ADT/StringSet.h"
 #include <chrono>

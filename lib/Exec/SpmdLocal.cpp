@@ -165,16 +165,19 @@ llvm::Error weft::exec::prepareLocal(LocalStep &step,
   for (llvm::StringRef &n : names)
     n = n.trim();
   step.variants.clear();
-  step.legacy = false;
+  if (names.size() != geometry.numAxes())
+    return badInput("{0}: variant '{1}' names {2} rules for a mesh of {3} "
+                    "axes (one per axis, joined by \", \")",
+                    describeOp(inner), local.getVariant(), names.size(),
+                    geometry.numAxes());
   for (unsigned a = 0; a < geometry.numAxes(); ++a) {
-    // One name per axis (convention 1); a single name stands for every
-    // axis (legacy plans).
-    llvm::StringRef name = names.size() == geometry.numAxes() ? names[a]
-                           : names.size() == 1                ? names[0]
-                                               : llvm::StringRef();
+    // The named rule; of several with that name (one per dim), the one
+    // whose layouts fit the distributions, else the first: the recipe is
+    // what the plan says, and a plan whose distributions disagree with it
+    // shows up numerically.
     const g::ShardingVariant *chosen = nullptr, *byName = nullptr;
     for (const g::ShardingVariant &v : all) {
-      if (v.name != name)
+      if (v.name != names[a])
         continue;
       if (!byName)
         byName = &v;
@@ -185,20 +188,10 @@ llvm::Error weft::exec::prepareLocal(LocalStep &step,
     }
     if (!chosen)
       chosen = byName;
-    if (!chosen) {
-      // Legacy plans (one name for all axes, pre-convention names): the
-      // variant whose layouts fit the distributions on this axis.
-      step.legacy = true;
-      for (const g::ShardingVariant &v : all)
-        if (variantMatches(v, operandDists, resultDists, a)) {
-          chosen = &v;
-          break;
-        }
-    }
     if (!chosen)
-      return badInput("{0}: variant '{1}' names no sharding rule of the op "
-                      "on mesh axis {2}, and none fits its distributions",
-                      describeOp(inner), local.getVariant(), a);
+      return badInput("{0}: '{1}' (mesh axis {2}) is not a sharding rule of "
+                      "the op",
+                      describeOp(inner), names[a], a);
     step.variants.push_back(*chosen);
   }
 

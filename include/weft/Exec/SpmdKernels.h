@@ -72,9 +72,6 @@ struct LocalStep {
   mlir::Operation *inner = nullptr;
   /// The variant run on each mesh axis.
   llvm::SmallVector<graph::ShardingVariant, 4> variants;
-  /// The variant names were legacy (not names of the op's rules) and the
-  /// variant was chosen by matching the distributions.
-  bool legacy = false;
   /// Per operand: the axes on which it is a once-operand (zeroed on devices
   /// whose coordinate there is not 0).
   llvm::SmallVector<spmd::MeshAxes, 4> onceAxes;
@@ -125,7 +122,8 @@ llvm::Error specialBackward(LocalStep &step,
                             std::vector<llvm::SmallVector<Tensor, 4>> &din);
 
 /// Resolves the variants of `local` (convention 1: one name per mesh axis
-/// joined by ", "; legacy single names matched by distributions) and builds
+/// joined by ", "; of several rules of one name, the one fitting the
+/// distributions) and builds
 /// the per-device clones, whose operands are arguments of `scratch`.
 llvm::Error prepareLocal(LocalStep &step, const spmd::ShardGeometry &geometry,
                          mlir::Block &scratch);
