@@ -95,6 +95,13 @@ void Form::addMax(llvm::SmallVector<LinearCost, 2> pieces, double scale) {
     addScaled(lin, kept[0], scale);
     return;
   }
+  if (llvm::all_of(kept, [](const LinearCost &p) { return p.terms.empty(); })) {
+    double most = kept[0].constant;
+    for (const LinearCost &p : kept)
+      most = std::max(most, p.constant);
+    lin.constant += scale * most;
+    return;
+  }
   MaxCost m;
   m.scale = scale;
   m.pieces = std::move(kept);

@@ -124,8 +124,15 @@ void RatioLpBuilder::addMax(RowSum &row, const MaxCost &cost) {
   // term over the same pieces (e.g. all padded all-gathers of one segment).
   auto [it, inserted] = maxColumns.try_emplace(piecesKey(cost), 0);
   if (inserted) {
-    it->second = lp.addColumn(-LinearProgram::kInf, LinearProgram::kInf, 0);
+    // Constant pieces bound E from below directly (no singleton rows).
+    double lower = -LinearProgram::kInf;
+    for (const LinearCost &piece : cost.pieces)
+      if (piece.terms.empty())
+        lower = std::max(lower, piece.constant);
+    it->second = lp.addColumn(lower, LinearProgram::kInf, 0);
     for (const LinearCost &piece : cost.pieces) {
+      if (piece.terms.empty())
+        continue;
       RowSum pieceRow;
       addLinear(pieceRow, piece);
       addBelow(std::move(pieceRow), it->second);

@@ -256,6 +256,65 @@ TEST_P(FromPlanTest, LpRatiosAreNoWorseAndIntegerSizesVerify) {
   }
 }
 
+/// On the 2-class cluster the plan's one moved segment has one free ratio:
+/// the LP optimum of the plan's problem matches a fine grid search over it,
+/// and the evaluator agrees at the lattice points of the grid.
+TEST_P(FromPlanTest, LpMatchesGridSearchOnPlans) {
+  Case c = cases()[GetParam()];
+  if (c.cluster != kTwoClasses)
+    GTEST_SKIP() << "one free ratio only on the 2-class cluster";
+  auto spec = parseClusterSpec(c.cluster, "test.yaml");
+  ASSERT_TRUE(bool(spec)) << llvm::toString(spec.takeError());
+  auto graph = importZoo(context, c.model, c.batch);
+  ASSERT_TRUE(graph);
+  EvalOptions options;
+  for (BaselineKind kind : {BaselineKind::DPEven, BaselineKind::DPCompute}) {
+    SCOPED_TRACE(baselineName(kind).str());
+    auto built = buildBaseline(kind, *graph, *spec, DType::FP32);
+    ASSERT_TRUE(bool(built)) << llvm::toString(built.takeError());
+    auto problem = ratioProblemFromPlan(*built->plan, *spec, options);
+    ASSERT_TRUE(bool(problem)) << llvm::toString(problem.takeError());
+    ASSERT_EQ(problem->segments.size(), 1u);
+    ASSERT_EQ(problem->classes.size(), 2u);
+    auto solution = solveRatios(*problem);
+    ASSERT_TRUE(bool(solution)) << llvm::toString(solution.takeError());
+    double n0 = problem->classes[0].count, n1 = problem->classes[1].count;
+    const int steps = 4000;
+    double best = std::numeric_limits<double>::infinity(), slope = 0,
+           previous = 0;
+    for (int i = 0; i <= steps; ++i) {
+      double r0 = (1 / n0) * i / steps;
+      Ratios r{{r0, (1 - n0 * r0) / n1}};
+      double v = evaluateObjective(*problem, r);
+      if (i > 0)
+        slope = std::max(slope, std::fabs(v - previous));
+      previous = v;
+      best = std::min(best, v);
+    }
+    // The LP's ratios are as good as the grid's best within one grid step
+    // (the LP's own value is within 0.5 % of the true objective at them:
+    // GLPK's presolve and absolute tolerances on microsecond rows,
+    // docs/Ratios.md).
+    double atLp = evaluateObjective(*problem, solution->ratios);
+    EXPECT_LE(atLp, best + slope);
+    EXPECT_NEAR(atLp, solution->objectiveSeconds, 5e-3 * best);
+    EXPECT_LE(solution->objectiveSeconds, best * (1 + 1e-9));
+    // Lattice points (whole samples per device) scored by the evaluator.
+    int64_t extent = problem->segments[0].extent;
+    for (int64_t k0 = 1; k0 * n0 < extent; k0 += 3) {
+      int64_t left = extent - k0 * int64_t(n0);
+      if (left % int64_t(n1))
+        continue;
+      Ratios r{{double(k0) / extent, double(left / int64_t(n1)) / extent}};
+      mlir::OwningOpRef<mlir::ModuleOp> moved(built->plan->clone());
+      ASSERT_FALSE(bool(applyRatios(*moved, r)));
+      auto estimate = evaluatePlan(*moved, *spec, options);
+      ASSERT_TRUE(bool(estimate)) << llvm::toString(estimate.takeError());
+      EXPECT_LE(solution->objectiveSeconds, estimate->stepSeconds * (1 + 1e-9));
+    }
+  }
+}
+
 INSTANTIATE_TEST_SUITE_P(Clusters, FromPlanTest, ::testing::Range(0, 4));
 
 } // namespace
