@@ -476,11 +476,28 @@ llvm::Error SpmdInterpreter::Impl::syncParameter(spmd::ParameterOp p,
   pg.name = p.getName().str();
   pg.dist = dist;
   pg.strategy = p.getStrategy().str();
-  DistValue gv{dist, std::move(grads)};
-  if (dual.gradientSync == spmd::Collective::None)
-    pg.shards = std::move(gv.shards);
-  else
-    pg.shards = relayout(gv, p.getResult(), dist, idAxes, Exchange::Add);
+  if (dual.gradientSync != spmd::Collective::None) {
+    // Sum over each group along the id axes (the members hold the same
+    // box), in place: once per group, then copied to the other members.
+    std::vector<bool> done(geo.numDevices(), false);
+    for (unsigned x = 0; x < geo.numDevices(); ++x) {
+      if (done[x])
+        continue;
+      llvm::SmallVector<unsigned, 8> group = geo.groupAlong(x, idAxes);
+      Tensor &sum = grads[group[0]];
+      for (unsigned y : llvm::drop_begin(group)) {
+        float *o = sum.floats();
+        const float *in = grads[y].floats();
+        for (int64_t i = 0, e = sum.getNumElements(); i < e; ++i)
+          o[i] += in[i];
+      }
+      for (unsigned y : llvm::drop_begin(group))
+        std::copy_n(sum.floats(), sum.getNumElements(), grads[y].floats());
+      for (unsigned y : group)
+        done[y] = true;
+    }
+  }
+  pg.shards = std::move(grads);
   for (unsigned x = 0; x < geo.numDevices(); ++x) {
     int64_t n = pg.shards[x].getNumElements();
     if (dual.gradientSync == spmd::Collective::ReduceScatter) {

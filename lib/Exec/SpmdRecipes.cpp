@@ -430,8 +430,9 @@ struct LossSetup {
   std::vector<double> count;
 };
 
+/// `reuse`: the backward may take the forward's log-sum-exps (same logits).
 llvm::Expected<LossSetup> lossSetup(LocalStep &step, const ShardGeometry &geo,
-                                    const DeviceTensors &in) {
+                                    const DeviceTensors &in, bool reuse) {
   LossSetup ls;
   ls.fromLogits = llvm::isa<g::CrossEntropyOp>(step.inner);
   auto params = ls.fromLogits
@@ -442,8 +443,21 @@ llvm::Expected<LossSetup> lossSetup(LocalStep &step, const ShardGeometry &geo,
   ls.params = *params;
   unsigned n = geo.numDevices();
   if (ls.fromLogits) {
-    Stats maxima;
-    softmaxStats(geo, in, 1, step.reducedAxes, maxima, ls.lse);
+    // The backward reuses the forward's log-sum-exps when the logits are
+    // the same tensors.
+    if (reuse && step.lseCache.size() == n && step.lseInputs.size() == n &&
+        llvm::all_of(llvm::seq<unsigned>(0, n), [&](unsigned x) {
+          return step.lseInputs[x] == in[x][0]->floats();
+        })) {
+      ls.lse = step.lseCache;
+    } else {
+      Stats maxima;
+      softmaxStats(geo, in, 1, step.reducedAxes, maxima, ls.lse);
+      step.lseCache = ls.lse;
+      step.lseInputs.clear();
+      for (unsigned x = 0; x < n; ++x)
+        step.lseInputs.push_back(in[x][0]->floats());
+    }
   }
   Shape labelsGlobal = shapeOf(step.inner->getOperand(1));
   ls.count.assign(n, double(numElementsOf(labelsGlobal)));
@@ -465,7 +479,7 @@ llvm::Expected<LossSetup> lossSetup(LocalStep &step, const ShardGeometry &geo,
 llvm::Error lossForward(LocalStep &step, const ShardGeometry &geo,
                         const DeviceTensors &in,
                         std::vector<llvm::SmallVector<Tensor, 2>> &out) {
-  auto ls = lossSetup(step, geo, in);
+  auto ls = lossSetup(step, geo, in, /*reuse=*/false);
   if (!ls)
     return ls.takeError();
   for (unsigned x = 0; x < geo.numDevices(); ++x) {
@@ -496,7 +510,7 @@ llvm::Error lossForward(LocalStep &step, const ShardGeometry &geo,
 llvm::Error lossBackward(LocalStep &step, const ShardGeometry &geo,
                          const DeviceTensors &in, const DeviceTensors &dres,
                          std::vector<llvm::SmallVector<Tensor, 4>> &din) {
-  auto ls = lossSetup(step, geo, in);
+  auto ls = lossSetup(step, geo, in, /*reuse=*/true);
   if (!ls)
     return ls.takeError();
   for (unsigned x = 0; x < geo.numDevices(); ++x) {

@@ -31,6 +31,7 @@
 #include "llvm/Support/Path.h"
 #include <chrono>
 #include <cmath>
+#include <malloc.h>
 
 using namespace weft;
 using namespace weft::exec;
@@ -246,6 +247,11 @@ int run(Options &opts) {
 
 int main(int argc, char **argv) {
   llvm::InitLLVM init(argc, argv);
+  // Tensors of a few MB are allocated and freed op after op; keep freed
+  // memory in the heap instead of returning it to the kernel, which would
+  // zero fresh pages on every allocation (half the time of an SPMD run).
+  mallopt(M_MMAP_THRESHOLD, 1 << 30);
+  mallopt(M_TRIM_THRESHOLD, 1 << 30);
   Options opts;
   cl::HideUnrelatedOptions(opts.category);
   cl::ParseCommandLineOptions(

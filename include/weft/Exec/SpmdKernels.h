@@ -97,6 +97,10 @@ struct LocalStep {
   uint64_t dropoutId = 0;
   /// The graph op cloned with each device's shard types (detached ops).
   std::vector<mlir::Operation *> clones;
+  /// A loss's per-device log-sum-exps from the forward pass and the logits
+  /// they were computed from (the backward reuses them).
+  std::vector<std::vector<double>> lseCache;
+  std::vector<const float *> lseInputs;
   /// Distributions of the graph op's operands and results.
   llvm::SmallVector<spmd::DistAttr, 4> operandDists, resultDists;
 };
