@@ -5,6 +5,7 @@
 #include "OpUtils.h"
 #include "weft/Exec/Inputs.h"
 #include "weft/Exec/Interpreter.h"
+#include "weft/Exec/OpKernels.h"
 #include "weft/Exec/SpmdInterpreter.h"
 #include "weft/Exec/SpmdKernels.h"
 #include "weft/Spmd/ProgramBuilder.h"
@@ -288,6 +289,157 @@ std::optional<PlanMismatch> firstForwardMismatch(mlir::func::FuncOp planMain,
   return std::nullopt;
 }
 
+/// Every value's gradient in the reference (reverse mode from d(loss) = 1
+/// over the reference's last forward pass), keeping them all.
+llvm::Expected<llvm::DenseMap<mlir::Value, Tensor>>
+referenceGradients(mlir::func::FuncOp main, const GraphInterpreter &ref,
+                   uint64_t seed) {
+  llvm::DenseMap<mlir::Value, Tensor> grads;
+  llvm::DenseSet<mlir::Value> needs;
+  llvm::DenseMap<mlir::Operation *, uint64_t> dropoutIds;
+  uint64_t next = 0;
+  mlir::Value loss;
+  mlir::Block &body = main.getBody().front();
+  auto isFloat = [](mlir::Value v) {
+    return v.getType()
+        .cast<mlir::RankedTensorType>()
+        .getElementType()
+        .isa<mlir::FloatType>();
+  };
+  for (mlir::Operation &op : body) {
+    if (llvm::isa<g::DropoutOp>(op))
+      dropoutIds[&op] = next++;
+    if (auto r = llvm::dyn_cast<mlir::func::ReturnOp>(op)) {
+      loss = r.getOperand(0);
+      continue;
+    }
+    bool any = llvm::isa<g::ParameterOp>(op) ||
+               llvm::any_of(op.getOperands(),
+                            [&](mlir::Value v) { return needs.contains(v); });
+    for (mlir::Value r : op.getResults())
+      if (any && isFloat(r))
+        needs.insert(r);
+  }
+  grads[loss] = Tensor::filled({}, 1.0f);
+  llvm::SmallVector<const Tensor *> operands, results, resultGrads;
+  llvm::SmallVector<Tensor> zeros, operandGrads;
+  for (mlir::Operation &op : llvm::reverse(body)) {
+    if (llvm::isa<mlir::func::ReturnOp, g::ParameterOp, g::BufferOp>(op))
+      continue;
+    bool anyGrad = llvm::any_of(op.getResults(),
+                                [&](mlir::Value r) { return grads.count(r); });
+    bool anyNeeds = llvm::any_of(
+        op.getOperands(), [&](mlir::Value v) { return needs.contains(v); });
+    if (!anyGrad || !anyNeeds)
+      continue;
+    operands.clear();
+    results.clear();
+    resultGrads.clear();
+    zeros.clear();
+    zeros.reserve(op.getNumResults());
+    for (mlir::Value v : op.getOperands())
+      operands.push_back(ref.lookup(v));
+    for (mlir::Value r : op.getResults()) {
+      const Tensor *value = ref.lookup(r);
+      results.push_back(value);
+      auto it = grads.find(r);
+      if (it != grads.end())
+        resultGrads.push_back(&it->second);
+      else if (value->isFloat())
+        resultGrads.push_back(
+            &zeros.emplace_back(Tensor::zeros(value->getShape())));
+      else
+        resultGrads.push_back(nullptr);
+    }
+    OpContext ctx;
+    ctx.seed = seed;
+    ctx.dropoutId = dropoutIds.lookup(&op);
+    if (auto err = runOpBackward(&op, operands, results, resultGrads, ctx,
+                                 operandGrads))
+      return std::move(err);
+    for (auto [v, grad] : llvm::zip(op.getOperands(), operandGrads)) {
+      if (!grad.isValid() || !needs.contains(v))
+        continue;
+      auto [slot, fresh] = grads.try_emplace(v);
+      if (fresh) {
+        slot->second = std::move(grad);
+        continue;
+      }
+      for (int64_t i = 0; i < grad.getNumElements(); ++i)
+        slot->second.floats()[i] += grad.floats()[i];
+    }
+  }
+  return grads;
+}
+
+/// The first value of the plan, in reverse program order, whose gradient
+/// differs from the reference's (the values after it agree, so the backward
+/// of one of its uses is wrong).
+std::optional<PlanMismatch>
+firstBackwardMismatch(mlir::func::FuncOp planMain, const PlanMatcher &matcher,
+                      const llvm::DenseMap<mlir::Value, Tensor> &refGrads,
+                      const SpmdInterpreter &spmd,
+                      const PlanCheckOptions &opts) {
+  const ShardGeometry &geo = spmd.geometry();
+  for (mlir::Operation &op : llvm::reverse(planMain.getBody().front())) {
+    for (auto [r, value] : llvm::enumerate(op.getResults())) {
+      mlir::Value gv = matcher.graphValueOf(value);
+      const DistValue *dv = spmd.lookup(value);
+      auto refIt = gv ? refGrads.find(gv) : refGrads.end();
+      if (!dv || refIt == refGrads.end())
+        continue;
+      const Tensor &want = refIt->second;
+      const std::vector<Tensor> *got = spmd.lookupGradient(value);
+      double slack = opts.rtol * 1e-2 * maxAbs(want);
+      spmd::MeshAxes idAxes = ShardGeometry::identityAxes(dv->dist);
+      for (unsigned x = 0; x < geo.numDevices(); ++x) {
+        spmd::ShardBox box = geo.shardBox(want.getShape(), dv->dist, x);
+        Tensor piece = extractBox(want, box);
+        Tensor sum = Tensor::zeros(box.extents);
+        if (got)
+          for (unsigned y : geo.groupAlong(x, idAxes))
+            for (int64_t i = 0; i < sum.getNumElements(); ++i)
+              sum.floats()[i] += (*got)[y].floats()[i];
+        Diff d = compare(sum, piece, opts.rtol, opts.atol, slack);
+        if (d.first < 0)
+          continue;
+        std::string uses;
+        for (mlir::Operation *user : value.getUsers()) {
+          std::string name = user->getName().getStringRef().str();
+          if (auto local = llvm::dyn_cast<spmd::LocalOp>(user))
+            if (mlir::Operation *inner = matcher.graphOpOf(local))
+              name = describeOp(inner);
+          if (uses.find(name) == std::string::npos)
+            uses += (uses.empty() ? "" : ", ") + name;
+        }
+        std::string what = describeOp(&op);
+        if (auto p = llvm::dyn_cast<spmd::ParameterOp>(op))
+          what = "spmd.parameter '" + p.getName().str() + "'";
+        else if (auto local = llvm::dyn_cast<spmd::LocalOp>(op))
+          if (mlir::Operation *inner = matcher.graphOpOf(local))
+            what = describeOp(inner);
+        if (auto p = llvm::dyn_cast<spmd::ParameterOp>(op))
+          if (p.getStrategy() == "buffer")
+            return PlanMismatch{what + " (strategy buffer: not trained)",
+                                "gradient of result " + std::to_string(r) +
+                                    " of " + what,
+                                x,
+                                d.first,
+                                d.got,
+                                d.want};
+        return PlanMismatch{"the backward of " + uses,
+                            "gradient of result " + std::to_string(r) + " of " +
+                                what,
+                            x,
+                            d.first,
+                            d.got,
+                            d.want};
+      }
+    }
+  }
+  return std::nullopt;
+}
+
 } // namespace
 
 llvm::Expected<PlanCheckResult>
@@ -421,6 +573,26 @@ weft::exec::checkPlan(mlir::ModuleOp graph, mlir::ModuleOp plan,
     if (!result.mismatch && !lossAgrees)
       result.mismatch = PlanMismatch{
           "loss", "loss", 0, 0, result.spmdLoss, result.referenceLoss};
+    if (!result.mismatch) {
+      // The forward agrees: run the plan again keeping every gradient and
+      // find the first that differs in backward order.
+      runOpts.keepGradients = true;
+      auto again = SpmdInterpreter::create(plan, runOpts);
+      auto refGrads = referenceGradients(*graphMain, ref, opts.seed);
+      if (again && refGrads) {
+        llvm::Error err = (*again)->forward(*bindings);
+        if (!err)
+          err = (*again)->backward();
+        if (!err)
+          result.mismatch = firstBackwardMismatch(planMain, matcher, *refGrads,
+                                                  **again, opts);
+        llvm::consumeError(std::move(err));
+      }
+      if (!again)
+        llvm::consumeError(again.takeError());
+      if (!refGrads)
+        llvm::consumeError(refGrads.takeError());
+    }
     if (!result.mismatch)
       result.mismatch = gradMismatch;
   }

@@ -30,6 +30,8 @@ struct SpmdInterpreter::Impl {
   /// Values in flight between pipeline stages (send → recv), in order.
   std::deque<DistValue> sent;
   std::deque<DistValue> sentBack;
+  /// Gradients kept with SpmdRunOptions::keepGradients.
+  llvm::DenseMap<mlir::Value, std::vector<Tensor>> keptGrads;
 
   ~Impl() {
     for (auto &[op, step] : steps)
@@ -304,6 +306,12 @@ const DistValue *SpmdInterpreter::lookup(mlir::Value v) const {
   return it == impl->values.end() ? nullptr : &it->second;
 }
 
+const std::vector<Tensor> *
+SpmdInterpreter::lookupGradient(mlir::Value v) const {
+  auto it = impl->keptGrads.find(v);
+  return it == impl->keptGrads.end() ? nullptr : &it->second;
+}
+
 const std::vector<ParameterGradient> &
 SpmdInterpreter::getParameterGradients() const {
   return impl->paramGrads;
@@ -339,9 +347,15 @@ llvm::Error SpmdInterpreter::backward() {
   im.paramGrads.clear();
   im.sentBack.clear();
   mlir::Block &body = im.main.getBody().front();
-  for (mlir::Operation &op : llvm::reverse(body))
+  im.keptGrads.clear();
+  for (mlir::Operation &op : llvm::reverse(body)) {
+    if (im.options.keepGradients)
+      for (mlir::Value r : op.getResults())
+        if (auto it = grads.find(r); it != grads.end())
+          im.keptGrads[r] = it->second;
     if (auto err = im.backwardOp(op, grads))
       return err;
+  }
   std::reverse(im.paramGrads.begin(), im.paramGrads.end());
   return llvm::Error::success();
 }

@@ -81,6 +81,11 @@ int weft::runPlanCheck(llvm::StringRef modelName, llvm::StringRef planPath,
                       result->numDevices);
   os << "loss:        " << llvm::format("%.7g", result->referenceLoss)
      << " (single device)\n";
+  if (!result->agree && result->mismatch &&
+      result->mismatch->tensor == "shapes")
+    return reportError(tool, makeError(ExitVerifyFailed,
+                                       "the plan differs from the model: {0}",
+                                       result->mismatch->op));
   os << "spmd loss:   " << llvm::format("%.7g", result->spmdLoss) << "\n";
   os << llvm::formatv("difference:  loss {0:e2}, gradients max {1:e2}{2} "
                       "({3} parameters; rtol {4:e1}, atol {5:e1})\n",

@@ -53,6 +53,9 @@ struct SpmdRunOptions {
   /// Graph input names of @main's arguments, in order (the reference's
   /// `graph.input` names); "arg<i>" when empty.
   std::vector<std::string> inputNames;
+  /// Keep the gradient of every value after the backward pass (for
+  /// locating the first differing gradient; costs memory).
+  bool keepGradients = false;
 };
 
 class SpmdInterpreter {
@@ -81,6 +84,9 @@ public:
   /// Reverse pass from the loss (seed 1/|id group| per device) and the
   /// parameter gradient synchronisation.
   llvm::Error backward();
+  /// With `keepGradients`: the per-device gradient of `v` (before any
+  /// parameter synchronisation; partial over `v`'s id axes), or nullptr.
+  const std::vector<Tensor> *lookupGradient(mlir::Value v) const;
   /// Synchronised gradients of trainable parameters, in program order.
   const std::vector<ParameterGradient> &getParameterGradients() const;
 
