@@ -110,6 +110,11 @@ private:
   unsigned next = 0, params = 0;
   std::string x;
   Shape shape;
+  /// x may be nearly constant along its last dim, or have gradients that
+  /// are exactly zero in theory (after a softmax or a layer norm, until a
+  /// matmul or a bias): a layer norm there amplifies rounding noise past
+  /// any tolerance, so none is generated.
+  bool flat = false;
   /// Earlier values with their shapes (residuals).
   std::vector<std::pair<std::string, Shape>> history;
 };
@@ -128,6 +133,7 @@ void ProgramText::step() {
     emit(llvm::formatv("{0} = graph.matmul {1}, {2} : ({3}, {4}) -> {5}", x, in,
                        w, t, type({h, out}), type(s)));
     shape = s;
+    flat = false;
     break;
   }
   case 1: { // bias
@@ -135,6 +141,7 @@ void ProgramText::step() {
     x = value();
     emit(llvm::formatv("{0} = graph.add {1}, {2} : ({3}, {4}) -> {3}", x, in, b,
                        t, type({h})));
+    flat = false;
     break;
   }
   case 2: { // residual with an earlier value of this shape, else relu
@@ -155,13 +162,17 @@ void ProgramText::step() {
     x = value();
     emit(llvm::formatv("{0} = graph.softmax {1} {{axis = -1 : i64} : {2}", x,
                        in, t));
+    flat = true;
     break;
   case 5: {
+    if (flat || h < 3)
+      return;
     std::string g = parameter({h}), b = parameter({h});
     x = value();
     emit(llvm::formatv("{0} = graph.layer_norm {1}, {2}, {3} {{axis = -1 : "
                        "i64, epsilon = 1.0e-05 : f64} : ({4}, {5}, {5}) -> {4}",
                        x, in, g, b, t, type({h})));
+    flat = true; // zero mean along the last dim
     break;
   }
   case 6: { // merge the two leading dims, or split the first

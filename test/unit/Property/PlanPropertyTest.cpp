@@ -114,7 +114,10 @@ void runCases(llvm::StringRef family, uint64_t first, uint64_t cases,
 }
 
 TEST(PlanPropertyTest, RandomGraphs) {
-  runCases("graph", 0, 400, [](mlir::MLIRContext &ctx, uint64_t seed) {
+  // WEFT_PROPERTY_CASES=n runs n cases instead (a longer soak).
+  const char *env = std::getenv("WEFT_PROPERTY_CASES");
+  uint64_t cases = env ? std::strtoull(env, nullptr, 10) : 400;
+  runCases("graph", 0, cases, [](mlir::MLIRContext &ctx, uint64_t seed) {
     return randomGraphProgram(&ctx, seed);
   });
 }
@@ -221,10 +224,13 @@ zooGraph(mlir::MLIRContext &ctx, zoo::ZooModelKind kind, uint64_t seed) {
 }
 
 TEST(PlanPropertyTest, ZooModels) {
+  // WEFT_PROPERTY_ZOO_CASES=n runs n cases per family instead.
+  const char *env = std::getenv("WEFT_PROPERTY_ZOO_CASES");
+  uint64_t zooCases = env ? std::strtoull(env, nullptr, 10) : 24;
   for (zoo::ZooModelKind kind :
        {zoo::ZooModelKind::Mlp, zoo::ZooModelKind::Bert, zoo::ZooModelKind::Gpt,
         zoo::ZooModelKind::Vit, zoo::ZooModelKind::BertMoe})
-    runCases(zoo::zooModelName(kind), 1000, 24,
+    runCases(zoo::zooModelName(kind), 1000, zooCases,
              [kind](mlir::MLIRContext &ctx, uint64_t seed) {
                return zooGraph(ctx, kind, seed);
              });
