@@ -5,6 +5,7 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Verifier.h"
 #include "gtest/gtest.h"
+#include <random>
 
 using namespace weft;
 using namespace weft::spmd;
@@ -80,6 +81,52 @@ TEST(RandomPlanTest, EveryGeneratedPlanVerifies) {
         "cross_entropy.split-classes", "cross_entropy.split-batch",
         "add.partial-once"})
     EXPECT_TRUE(variantsSeen.count(v)) << v;
+}
+
+/// Arbitrary (mostly invalid) choices: any variant per axis, any segment id,
+/// wrong variant counts. buildProgram must either build a plan that verifies
+/// or return an error — never crash.
+TEST(RandomPlanTest, ArbitraryChoicesErrorOrVerify) {
+  int built = 0, rejected = 0;
+  for (uint64_t seed = 0; seed < 300; ++seed) {
+    mlir::MLIRContext ctx;
+    ctx.loadDialect<SpmdDialect>();
+    auto graph = randomGraphProgram(&ctx, seed);
+    MeshAttr mesh = randomMesh(&ctx, seed + 11);
+    auto plan = randomPlan(*graph, mesh, seed);
+    ASSERT_TRUE(bool(plan)) << llvm::toString(plan.takeError());
+    PlanChoice choice = plan->choice;
+    std::mt19937_64 rng(seed);
+    auto main = graph->lookupSymbol<mlir::func::FuncOp>("main");
+    std::vector<mlir::Operation *> ops = planOps(main);
+    for (size_t k = 0; k < ops.size(); ++k) {
+      if (rng() % 3)
+        continue;
+      auto variants = shardingVariantsOf(ops[k]);
+      OpChoice &c = choice.ops[k];
+      for (size_t a = 0; a < c.variants.size(); ++a) {
+        c.variants[a] = variants[rng() % variants.size()];
+        c.segments[a] = int64_t(rng() % (choice.segments.size() + 2)) - 1;
+      }
+      if (rng() % 10 == 0)
+        c.variants.pop_back();
+    }
+    if (rng() % 10 == 0 && !choice.arguments.empty())
+      choice.arguments[0] =
+          DistAttr::get(&ctx, llvm::SmallVector<AxisDist>(mesh.getNumAxes(),
+                                                          AxisDist::sum()));
+    auto result = buildProgram(*graph, choice);
+    if (result) {
+      ++built;
+      EXPECT_TRUE(mlir::succeeded(mlir::verify(**result))) << "seed " << seed;
+    } else {
+      ++rejected;
+      std::string msg = llvm::toString(result.takeError());
+      EXPECT_EQ(msg.find('\n'), std::string::npos) << msg;
+    }
+  }
+  EXPECT_GT(built, 10);
+  EXPECT_GT(rejected, 100);
 }
 
 } // namespace
