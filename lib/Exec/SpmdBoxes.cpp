@@ -168,3 +168,11 @@ Tensor weft::exec::combinedShard(const spmd::ShardGeometry &g,
   }
   return t;
 }
+
+spmd::DistAttr weft::exec::restrictDist(spmd::DistAttr dist,
+                                        spmd::MeshAxes keep) {
+  for (unsigned a = 0; a < dist.getAxes().size(); ++a)
+    if (!(keep & (1u << a)))
+      dist = dist.with(a, spmd::AxisDist::identity());
+  return dist;
+}

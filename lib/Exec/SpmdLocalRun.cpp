@@ -47,7 +47,17 @@ static OpContext contextFor(LocalStep &step, const ShardGeometry &geometry,
   ctx.dropoutId = step.dropoutId;
   if (step.inner->getNumResults() > 0) {
     globalShape = shapeOf(step.inner->getResult(0));
-    box = geometry.shardBox(globalShape, step.resultDists[0], x);
+    // Dropout masks are keyed by global index along the axes whose rule is
+    // dropout.split (the others compute the op whole).
+    spmd::DistAttr dist = step.resultDists[0];
+    if (llvm::isa<graph::DropoutOp>(step.inner)) {
+      spmd::MeshAxes split = 0;
+      for (auto [a, v] : llvm::enumerate(step.variants))
+        if (v.name == "dropout.split")
+          split |= 1u << a;
+      dist = restrictDist(dist, split);
+    }
+    box = geometry.shardBox(globalShape, dist, x);
     ctx.view.globalShape = globalShape;
     ctx.view.offsets = box.offsets;
   }

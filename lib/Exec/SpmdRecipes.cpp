@@ -52,11 +52,13 @@ Tensor finish(Tensor t, mlir::Operation *op, unsigned r) {
   return t;
 }
 
-/// Offset of operand `i`'s dim `dim` on device `x`.
+/// Offset of operand `i`'s dim `dim` on device `x`, along the axes of the
+/// recipe (step.reducedAxes: split classes or vocabulary).
 int64_t operandOffset(const LocalStep &step, const ShardGeometry &geo,
                       unsigned i, unsigned dim, unsigned x) {
   return geo.shardOffset(shapeOf(step.inner->getOperand(i)),
-                         step.operandDists[i], dim, x);
+                         restrictDist(step.operandDists[i], step.reducedAxes),
+                         dim, x);
 }
 
 //===----------------------------------------------------------------------===//

@@ -105,6 +105,11 @@ struct LocalStep {
   llvm::SmallVector<spmd::DistAttr, 4> operandDists, resultDists;
 };
 
+/// `dist` with the entries outside `keep` replaced by `id`: the layout a
+/// recipe sees along the axes whose rule asks for offsets (a plan whose
+/// distributions disagree with its rules then computes what the rules say).
+spmd::DistAttr restrictDist(spmd::DistAttr dist, spmd::MeshAxes keep);
+
 /// Per device, one pointer per operand (or result, or result gradient).
 using DeviceTensors = std::vector<llvm::SmallVector<const Tensor *, 4>>;
 
