@@ -28,8 +28,8 @@ TEST(RandomPlanTest, MeshesHaveTwoToEightDevices) {
 }
 
 TEST(RandomPlanTest, EveryGeneratedPlanVerifies) {
-  int zeroSizes = 0, unitSizes = 0, uneven = 0, splitOps = 0, partialOps = 0,
-      collectives = 0;
+  int zeroRatios = 0, zeroSizes = 0, unitSizes = 0, uneven = 0, splitOps = 0,
+      partialOps = 0, collectives = 0;
   std::set<std::string> variantsSeen;
   for (uint64_t seed = 0; seed < 300; ++seed) {
     mlir::MLIRContext ctx;
@@ -46,6 +46,7 @@ TEST(RandomPlanTest, EveryGeneratedPlanVerifies) {
     auto main = graph->lookupSymbol<mlir::func::FuncOp>("main");
     EXPECT_EQ(plan->choice.ops.size(), planOps(main).size());
     for (SegmentAttr s : plan->choice.segments) {
+      zeroRatios += llvm::is_contained(s.getRatios().asArrayRef(), 0.0);
       for (int64_t size : s.getSizes().asArrayRef()) {
         zeroSizes += size == 0;
         unitSizes += size == 1;
@@ -69,6 +70,7 @@ TEST(RandomPlanTest, EveryGeneratedPlanVerifies) {
     });
   }
   // The generator covers what issue 6 asks for.
+  EXPECT_GT(zeroRatios, 20); // a whole device class holds nothing
   EXPECT_GT(zeroSizes, 100);
   EXPECT_GT(unitSizes, 100);
   EXPECT_GT(uneven, 100);
