@@ -116,7 +116,7 @@ void runCases(llvm::StringRef family, uint64_t first, uint64_t cases,
 TEST(PlanPropertyTest, RandomGraphs) {
   // WEFT_PROPERTY_CASES=n runs n cases instead (a longer soak).
   const char *env = std::getenv("WEFT_PROPERTY_CASES");
-  uint64_t cases = env ? std::strtoull(env, nullptr, 10) : 400;
+  uint64_t cases = env ? std::strtoull(env, nullptr, 10) : 1000;
   runCases("graph", 0, cases, [](mlir::MLIRContext &ctx, uint64_t seed) {
     return randomGraphProgram(&ctx, seed);
   });
