@@ -672,12 +672,54 @@ void reduceMeanBackward(LocalStep &step, const ShardGeometry &geo,
   }
 }
 
+/// The shard shapes a special recipe indexes by (the op verifier checked
+/// the clones; this guards the recipes' own loops).
+llvm::Error checkShapes(LocalStep &step, const ShardGeometry &geo,
+                        const DeviceTensors &in) {
+  for (unsigned x = 0; x < geo.numDevices(); ++x) {
+    const Tensor &t = *in[x][0];
+    bool ok = true;
+    switch (step.special) {
+    case S::LayerNorm: {
+      int64_t axis =
+          axisOf(llvm::cast<g::LayerNormOp>(step.inner).getAxis(), t.getRank());
+      int64_t cols = prod(t.getShape(), axis, t.getRank());
+      ok = in[x].size() == 3 && in[x][1]->getNumElements() == cols &&
+           in[x][2]->getNumElements() == cols;
+      break;
+    }
+    case S::BatchNorm:
+      ok = t.getRank() >= 2 && in[x].size() == 5 &&
+           in[x][1]->getNumElements() == t.getDim(1) &&
+           in[x][2]->getNumElements() == t.getDim(1);
+      break;
+    case S::Loss:
+      ok = t.getRank() >= 2 && in[x].size() == 2 && !in[x][1]->isFloat() &&
+           in[x][1]->getNumElements() * t.getDim(1) == t.getNumElements();
+      break;
+    case S::GatherVocab:
+      ok = t.isFloat() && in[x].size() == 2 && !in[x][1]->isFloat();
+      break;
+    default:
+      break;
+    }
+    if (!ok)
+      return makeError(ExitVerifyFailed,
+                       "{0}: the shards device {1} holds do not fit the "
+                       "recipe",
+                       describeOp(step.inner), x);
+  }
+  return llvm::Error::success();
+}
+
 } // namespace
 
 llvm::Error
 weft::exec::specialForward(LocalStep &step, const ShardGeometry &geo,
                            const DeviceTensors &in,
                            std::vector<llvm::SmallVector<Tensor, 2>> &out) {
+  if (auto err = checkShapes(step, geo, in))
+    return err;
   switch (step.special) {
   case S::None:
     break;
@@ -727,6 +769,8 @@ weft::exec::specialBackward(LocalStep &step, const ShardGeometry &geo,
                             const DeviceTensors &in, const DeviceTensors &res,
                             const DeviceTensors &dres,
                             std::vector<llvm::SmallVector<Tensor, 4>> &din) {
+  if (auto err = checkShapes(step, geo, in))
+    return err;
   switch (step.special) {
   case S::None:
   case S::Constant:
