@@ -13,6 +13,7 @@
 #include "llvm/ADT/StringSet.h"
 #include <chrono>
 #include <cmath>
+#include <deque>
 
 using namespace weft;
 using namespace weft::exec;
@@ -86,6 +87,7 @@ llvm::Error PlanMatcher::match() {
   }
   llvm::StringSet<> seen;
   llvm::DenseSet<mlir::Operation *> usedConstants;
+  std::deque<mlir::Value> inFlight;
   size_t k = 0;
   for (mlir::Operation &op : planMain.getBody().front()) {
     if (auto c = llvm::dyn_cast<g::ConstantOp>(op)) {
@@ -186,8 +188,19 @@ llvm::Error PlanMatcher::match() {
         return badInput("the plan does not return the model's loss");
       continue;
     }
-    if (auto recv = llvm::dyn_cast<spmd::RecvOp>(op))
-      continue; // Mapped from its send below.
+    if (auto send = llvm::dyn_cast<spmd::SendOp>(op)) {
+      inFlight.push_back(toGraph.lookup(send.getInput()));
+      continue;
+    }
+    if (auto recv = llvm::dyn_cast<spmd::RecvOp>(op)) {
+      // Values arrive in the order they were sent.
+      if (inFlight.empty())
+        return badInput("{0}: nothing was sent before this recv",
+                        describeOp(recv));
+      toGraph[recv.getResult()] = inFlight.front();
+      inFlight.pop_front();
+      continue;
+    }
     // A collective: the same value, laid out differently.
     if (op.getNumOperands() == 1 && op.getNumResults() == 1)
       toGraph[op.getResult(0)] = toGraph.lookup(op.getOperand(0));
