@@ -141,15 +141,15 @@ Tensor weft::exec::combinedShard(const spmd::ShardGeometry &g,
       maxAxes |= 1u << a;
   }
   if (!sumAxes && !maxAxes)
-    return v.shards[d];
+    return v.shard(d);
   // Max axes first (within each sum member), then the sum: a value partial
   // in both ways is not produced by any recipe, so the order is moot.
   auto combineOver = [&](spmd::MeshAxes axes, bool max, unsigned x) {
-    Tensor t = v.shards[x];
+    Tensor t = v.shard(x);
     for (unsigned y : g.groupAlong(x, axes)) {
       if (y == x)
         continue;
-      const Tensor &o = v.shards[y];
+      const Tensor &o = v.shard(y);
       for (int64_t i = 0; i < t.getNumElements(); ++i)
         t.floats()[i] = max ? std::max(t.floats()[i], o.floats()[i])
                             : t.floats()[i] + o.floats()[i];
@@ -160,7 +160,7 @@ Tensor weft::exec::combinedShard(const spmd::ShardGeometry &g,
     return combineOver(maxAxes, true, d);
   if (!maxAxes)
     return combineOver(sumAxes, false, d);
-  Tensor t = Tensor::zeros(v.shards[d].getShape());
+  Tensor t = Tensor::zeros(v.shard(d).getShape());
   for (unsigned y : g.groupAlong(d, sumAxes)) {
     Tensor m = combineOver(maxAxes, true, y);
     for (int64_t i = 0; i < t.getNumElements(); ++i)

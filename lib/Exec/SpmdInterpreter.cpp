@@ -46,9 +46,12 @@ struct SpmdInterpreter::Impl {
   std::vector<Tensor> relayout(const DistValue &in, mlir::Value result,
                                DistAttr to, spmd::MeshAxes axes, Exchange how) {
     if (how == Exchange::Copy && in.dist == to)
-      return in.shards;
+      return in.materialized();
     auto type = result.getType().cast<mlir::RankedTensorType>();
     ElementType et = *elementTypeOf(type);
+    if (!in.alias.empty())
+      return exchange(geo, type.getShape(), et, in.materialized(), in.dist, to,
+                      axes, how);
     return exchange(geo, type.getShape(), et, in.shards, in.dist, to, axes,
                     how);
   }
@@ -105,13 +108,31 @@ static llvm::Error checkWhole(const Tensor &t, mlir::Type type,
   return llvm::Error::success();
 }
 
+/// Every device's shard of a whole value; devices with the same box share
+/// one copy (read-only leaves).
 static DistValue shardWhole(const ShardGeometry &geo, const Tensor &whole,
                             DistAttr dist) {
   DistValue v;
   v.dist = dist;
-  for (unsigned x = 0; x < geo.numDevices(); ++x)
-    v.shards.push_back(
-        extractBox(whole, geo.shardBox(whole.getShape(), dist, x)));
+  std::vector<spmd::ShardBox> boxes;
+  bool aliased = false;
+  for (unsigned x = 0; x < geo.numDevices(); ++x) {
+    spmd::ShardBox box = geo.shardBox(whole.getShape(), dist, x);
+    unsigned same = x;
+    for (unsigned y = 0; y < x && same == x; ++y)
+      if (boxes[y].offsets == box.offsets && boxes[y].extents == box.extents)
+        same = v.alias[y];
+    v.alias.push_back(same);
+    boxes.push_back(box);
+    if (same != x) {
+      aliased = true;
+      v.shards.emplace_back();
+      continue;
+    }
+    v.shards.push_back(extractBox(whole, box));
+  }
+  if (!aliased)
+    v.alias.clear();
   return v;
 }
 
@@ -215,7 +236,9 @@ llvm::Error SpmdInterpreter::Impl::forwardOp(mlir::Operation &op,
         t->convertTo(*elementTypeOf(c.getType()));
         DistValue v;
         v.dist = DistAttr::replicated(c.getContext(), geo.numAxes());
-        v.shards.assign(geo.numDevices(), *t);
+        v.shards.resize(geo.numDevices());
+        v.shards[0] = std::move(*t);
+        v.alias.assign(geo.numDevices(), 0);
         values[c.getResult()] = std::move(v);
         return Error::success();
       })
@@ -342,7 +365,7 @@ llvm::Error SpmdInterpreter::backward() {
       float(1.0 / double(im.geo.sizeOf(ShardGeometry::identityAxes(l->dist))));
   std::vector<Tensor> seeds;
   for (unsigned x = 0; x < im.geo.numDevices(); ++x)
-    seeds.push_back(Tensor::filled(l->shards[x].getShape(), seed));
+    seeds.push_back(Tensor::filled(l->shard(x).getShape(), seed));
   grads[im.lossValue] = std::move(seeds);
   im.paramGrads.clear();
   im.sentBack.clear();
@@ -377,8 +400,8 @@ llvm::Error SpmdInterpreter::Impl::backwardOp(
     if (it != grads.end())
       g = std::move(it->second);
     else
-      for (const Tensor &t : values[p.getResult()].shards)
-        g.push_back(Tensor::zeros(t.getShape()));
+      for (unsigned x = 0; x < geo.numDevices(); ++x)
+        g.push_back(Tensor::zeros(values[p.getResult()].shard(x).getShape()));
     return syncParameter(p, std::move(g));
   }
   if (auto local = llvm::dyn_cast<spmd::LocalOp>(op)) {

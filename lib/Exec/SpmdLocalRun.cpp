@@ -83,7 +83,7 @@ weft::exec::runLocalForward(LocalStep &step, const ShardGeometry &geometry,
   for (unsigned x = 0; x < n; ++x) {
     zeroed[x].reserve(operands.size());
     for (unsigned i = 0; i < operands.size(); ++i) {
-      const Tensor *t = &operands[i]->shards[x];
+      const Tensor *t = &operands[i]->shard(x);
       if (dropsOnce(step, geometry, i, x)) {
         zeroed[x].emplace_back(t->getElementType(), t->getShape());
         t = &zeroed[x].back();
@@ -137,7 +137,7 @@ llvm::Error weft::exec::runLocalBackward(
     zeroed[x].reserve(operands.size());
     zeroGrads[x].reserve(results.size());
     for (unsigned i = 0; i < operands.size(); ++i) {
-      const Tensor *t = &operands[i]->shards[x];
+      const Tensor *t = &operands[i]->shard(x);
       if (dropsOnce(step, geometry, i, x)) {
         zeroed[x].emplace_back(t->getElementType(), t->getShape());
         t = &zeroed[x].back();
@@ -145,7 +145,7 @@ llvm::Error weft::exec::runLocalBackward(
       in[x].push_back(t);
     }
     for (unsigned r = 0; r < results.size(); ++r) {
-      const Tensor &value = results[r]->shards[x];
+      const Tensor &value = results[r]->shard(x);
       res[x].push_back(&value);
       if (resultGrads[r])
         dres[x].push_back(&(*resultGrads[r])[x]);
@@ -184,7 +184,7 @@ llvm::Error weft::exec::runLocalBackward(
     std::vector<Tensor> &grads = operandGrads[i];
     grads.resize(n);
     for (unsigned x = 0; x < n; ++x) {
-      const Tensor &op = operands[i]->shards[x];
+      const Tensor &op = operands[i]->shard(x);
       if (i < din[x].size() && din[x][i].isValid() &&
           !dropsOnce(step, geometry, i, x))
         grads[x] = std::move(din[x][i]);

@@ -250,7 +250,8 @@ int main(int argc, char **argv) {
   // Tensors of a few MB are allocated and freed op after op; keep freed
   // memory in the heap instead of returning it to the kernel, which would
   // zero fresh pages on every allocation (half the time of an SPMD run).
-  mallopt(M_MMAP_THRESHOLD, 1 << 30);
+  // (glibc caps the mmap threshold at 32 MB on 64-bit.)
+  mallopt(M_MMAP_THRESHOLD, 32 << 20);
   mallopt(M_TRIM_THRESHOLD, 1 << 30);
   Options opts;
   cl::HideUnrelatedOptions(opts.category);

@@ -32,6 +32,23 @@ namespace weft::exec {
 struct DistValue {
   spmd::DistAttr dist;
   std::vector<Tensor> shards;
+  /// When not empty, device x reads device alias[x]'s shard (equal values,
+  /// e.g. a replicated parameter stored once); shards of aliased devices
+  /// are left empty. Read shards with shard(x).
+  std::vector<unsigned> alias;
+
+  const Tensor &shard(unsigned x) const {
+    return alias.empty() ? shards[x] : shards[alias[x]];
+  }
+  /// Every device's shard as its own tensor (copies aliased ones).
+  std::vector<Tensor> materialized() const {
+    if (alias.empty())
+      return shards;
+    std::vector<Tensor> out;
+    for (unsigned x = 0; x < shards.size(); ++x)
+      out.push_back(shard(x));
+    return out;
+  }
 };
 
 /// A parameter's synchronised gradient on every device: the gradient of the
