@@ -4,6 +4,7 @@
 #include "weft/Exec/OpKernels.h"
 #include "weft/Exec/SpmdKernels.h"
 #include "weft/Support/Error.h"
+#include <cstring>
 
 using namespace weft;
 using namespace weft::exec;
@@ -64,6 +65,45 @@ static OpContext contextFor(LocalStep &step, const ShardGeometry &geometry,
   return ctx;
 }
 
+static bool sameTensor(const Tensor *a, const Tensor *b) {
+  if (a == b)
+    return true;
+  if (!a || !b || a->getElementType() != b->getElementType() ||
+      a->getShape() != b->getShape())
+    return false;
+  size_t n = size_t(a->getNumElements());
+  return a->isFloat()
+             ? std::memcmp(a->floats(), b->floats(), n * sizeof(float)) == 0
+             : std::memcmp(a->ints(), b->ints(), n * sizeof(int64_t)) == 0;
+}
+
+/// Whether devices x and y run a plain recipe on bitwise-equal inputs (and
+/// result gradients) with equal result boxes: kernels are deterministic, so
+/// their results are equal and one computation serves both (a replicated
+/// op on a replicated axis is computed once per group, not once per
+/// device).
+static bool sameWork(LocalStep &step, const ShardGeometry &geometry,
+                     const DeviceTensors &in, const DeviceTensors *dres,
+                     unsigned x, unsigned y) {
+  if (step.special != LocalStep::Special::None)
+    return false;
+  for (auto [r, dist] : llvm::enumerate(step.resultDists)) {
+    Shape shape = shapeOf(step.inner->getResult(r));
+    spmd::ShardBox a = geometry.shardBox(shape, dist, x),
+                   b = geometry.shardBox(shape, dist, y);
+    if (a.offsets != b.offsets || a.extents != b.extents)
+      return false;
+  }
+  for (unsigned i = 0; i < in[x].size(); ++i)
+    if (!sameTensor(in[x][i], in[y][i]))
+      return false;
+  if (dres)
+    for (unsigned r = 0; r < (*dres)[x].size(); ++r)
+      if (!sameTensor((*dres)[x][r], (*dres)[y][r]))
+        return false;
+  return true;
+}
+
 llvm::Error
 weft::exec::runLocalForward(LocalStep &step, const ShardGeometry &geometry,
                             llvm::ArrayRef<const DistValue *> operands,
@@ -97,16 +137,35 @@ weft::exec::runLocalForward(LocalStep &step, const ShardGeometry &geometry,
   if (step.special != LocalStep::Special::None) {
     if (auto err = specialForward(step, geometry, in, out))
       return err;
-  } else {
+  }
+  std::vector<unsigned> alias(n);
+  bool aliased = false;
+  if (step.special == LocalStep::Special::None) {
+    std::vector<unsigned> reps;
     for (unsigned x = 0; x < n; ++x) {
+      alias[x] = x;
+      for (unsigned y : reps)
+        if (sameWork(step, geometry, in, nullptr, x, y)) {
+          alias[x] = y;
+          aliased = true;
+          break;
+        }
+      if (alias[x] != x)
+        continue;
+      reps.push_back(x);
       Shape globalShape;
       spmd::ShardBox box;
       OpContext ctx = contextFor(step, geometry, x, seed, globalShape, box);
       if (auto err = runOpForward(step.clones[x], in[x], ctx, out[x]))
         return err;
     }
+  } else {
+    for (unsigned x = 0; x < n; ++x)
+      alias[x] = x;
   }
   for (unsigned x = 0; x < n; ++x) {
+    if (alias[x] != x)
+      continue;
     if (out[x].size() != numResults)
       return makeError(ExitInternal, "{0}: the recipe gave {1} results",
                        describeOp(step.inner), out[x].size());
@@ -121,6 +180,9 @@ weft::exec::runLocalForward(LocalStep &step, const ShardGeometry &geometry,
       results[r].shards[x] = std::move(out[x][r]);
     }
   }
+  if (aliased)
+    for (DistValue &v : results)
+      v.alias = alias;
   return llvm::Error::success();
 }
 
@@ -161,7 +223,17 @@ llvm::Error weft::exec::runLocalBackward(
     if (auto err = specialBackward(step, geometry, in, res, dres, din))
       return err;
   } else {
+    std::vector<unsigned> reps;
     for (unsigned x = 0; x < n; ++x) {
+      auto rep = llvm::find_if(reps, [&](unsigned y) {
+        return sameWork(step, geometry, in, &dres, x, y);
+      });
+      if (rep != reps.end()) {
+        // Equal inputs and result gradients: equal operand gradients.
+        din[x] = din[*rep];
+        continue;
+      }
+      reps.push_back(x);
       Shape globalShape;
       spmd::ShardBox box;
       OpContext ctx = contextFor(step, geometry, x, seed, globalShape, box);
