@@ -546,6 +546,7 @@ weft::exec::checkPlan(mlir::ModuleOp graph, mlir::ModuleOp plan,
   for (const std::string &name : names) {
     const Tensor &want = ref.getParameterGradients().find(name)->second;
     auto it = byName.find(name);
+    double worst = 0;
     for (unsigned x = 0; x < geo.numDevices(); ++x) {
       Tensor zeros, cut;
       const Tensor *got = nullptr, *piece = &want;
@@ -565,6 +566,7 @@ weft::exec::checkPlan(mlir::ModuleOp graph, mlir::ModuleOp plan,
         std::tie(begin, end) = pg.ranges[x];
       }
       Diff d = compare(*got, *piece, opts.rtol, opts.atol, 0, begin, end);
+      worst = std::max(worst, d.maxAbs);
       if (d.maxAbs > result.maxGradientDifference) {
         result.maxGradientDifference = d.maxAbs;
         result.worstParameter = name;
@@ -583,6 +585,7 @@ weft::exec::checkPlan(mlir::ModuleOp graph, mlir::ModuleOp plan,
       if (it == byName.end())
         break;
     }
+    result.gradientDifferences.emplace_back(name, worst);
   }
   result.agree = lossAgrees && !gradMismatch;
   if (!result.agree) {

@@ -69,7 +69,7 @@ llvm::Expected<DualLookup> weft::overriddenDuals(llvm::StringRef spec) {
 
 int weft::runPlanCheck(llvm::StringRef modelName, llvm::StringRef planPath,
                        mlir::ModuleOp graph, mlir::ModuleOp plan,
-                       const PlanCheckOptions &options) {
+                       const PlanCheckOptions &options, bool perParameter) {
   const char *tool = "weft-run";
   auto result = checkPlan(graph, plan, options);
   if (!result)
@@ -94,6 +94,9 @@ int weft::runPlanCheck(llvm::StringRef modelName, llvm::StringRef planPath,
                           ? std::string()
                           : " at '" + result->worstParameter + "'",
                       result->numParameters, options.rtol, options.atol);
+  if (perParameter)
+    for (const auto &[name, diff] : result->gradientDifferences)
+      os << llvm::formatv("grad diff:   {0} {1:e2}\n", name, diff);
   os << llvm::formatv("time:        reference {0}, spmd {1} (forward + "
                       "backward, wall, one thread)\n",
                       formatSeconds(result->referenceSeconds),

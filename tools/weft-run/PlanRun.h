@@ -23,10 +23,11 @@ llvm::Expected<unsigned> planDevices(mlir::ModuleOp plan);
 /// tests that a wrong dual is caught.
 llvm::Expected<exec::DualLookup> overriddenDuals(llvm::StringRef spec);
 
-/// Runs the check and prints the report; returns the exit code.
+/// Runs the check and prints the report (with `perParameter`, the
+/// difference of every parameter's gradient); returns the exit code.
 int runPlanCheck(llvm::StringRef modelName, llvm::StringRef planPath,
                  mlir::ModuleOp graph, mlir::ModuleOp plan,
-                 const exec::PlanCheckOptions &options);
+                 const exec::PlanCheckOptions &options, bool perParameter);
 
 } // namespace weft
 

@@ -79,7 +79,8 @@ struct Options {
       cl::init(3), cl::cat(category)};
   cl::opt<bool> printGradients{
       "print-gradients",
-      cl::desc("Print the L2 norm of every parameter's gradient"),
+      cl::desc("Print the L2 norm of every parameter's gradient (with "
+               "--plan: the max difference of each parameter's gradient)"),
       cl::cat(category)};
   cl::opt<std::string> dualOverride{
       "test-dual-override", cl::Hidden,
@@ -144,7 +145,8 @@ int runWithPlan(Options &opts) {
   auto module = loadGraphProgram(context, opts.model, *io);
   if (!module)
     return reportError(tool, module.takeError());
-  return runPlanCheck(opts.model, opts.plan, **module, **plan, check);
+  return runPlanCheck(opts.model, opts.plan, **module, **plan, check,
+                      opts.printGradients);
 }
 
 int run(Options &opts) {

@@ -19,6 +19,8 @@
 #include "llvm/Support/Error.h"
 #include <optional>
 #include <string>
+#include <utility>
+#include <vector>
 
 namespace weft::exec {
 
@@ -56,6 +58,8 @@ struct PlanCheckResult {
   double lossDifference = 0, maxGradientDifference = 0;
   /// The parameter with the largest gradient difference.
   std::string worstParameter;
+  /// max |spmd − reference| of each parameter's gradient, in program order.
+  std::vector<std::pair<std::string, double>> gradientDifferences;
   unsigned numDevices = 0, numParameters = 0;
   /// Wall seconds of the reference and of the spmd run (forward +
   /// backward).
