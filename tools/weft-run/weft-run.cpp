@@ -115,6 +115,10 @@ llvm::Error parseInputFiles(const Options &opts, InitOptions &init) {
 /// weft-run MODEL --plan PLAN: the reference against the spmd plan.
 int runWithPlan(Options &opts) {
   const char *tool = "weft-run";
+  if (opts.checkGradients)
+    return reportError(tool, badInput("--check-gradients checks the "
+                                      "single-device run: run it without "
+                                      "--plan"));
   mlir::MLIRContext context;
   auto plan = loadPlan(context, opts.plan);
   if (!plan)
