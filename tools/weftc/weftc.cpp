@@ -9,6 +9,7 @@
 
 #include "BaselineReport.h"
 #include "PlanOutput.h"
+#include "SynthDriver.h"
 #include "mlir/IR/MLIRContext.h"
 #include "weft/Analysis/GraphCostModel.h"
 #include "weft/Analysis/ModelSummary.h"
@@ -22,6 +23,7 @@
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/ToolOutputFile.h"
 #include <optional>
@@ -60,6 +62,7 @@ struct Options {
   cl::opt<bool> json{"json", cl::desc("Print the summary as JSON on stdout"),
                      cl::cat(category)};
   ImportFlags import{category};
+  SynthFlags synth{category};
 };
 
 /// What weftc knows about a model on a cluster.
@@ -190,13 +193,16 @@ int run(Options &opts) {
   const ClusterView *viewPtr = view ? &*view : nullptr;
   llvm::json::Value json = toJSONReport(opts, report, *io, summary, viewPtr);
   std::vector<BaselineRow> baselines;
-  if (opts.baselines) {
+  // Synthesis (-o with a cluster) compares its plan with the baselines.
+  bool synthesise = spec && !opts.outDir.empty();
+  if (opts.baselines || synthesise) {
     auto rows = estimateBaselines(**module, *spec, *dtype, db ? &*db : nullptr,
                                   summary.trainingFlops());
     if (!rows)
       return reportError("weftc", rows.takeError());
     baselines = std::move(*rows);
-    json.getAsObject()->try_emplace("baselines", toJSON(baselines));
+    if (opts.baselines)
+      json.getAsObject()->try_emplace("baselines", toJSON(baselines));
   }
   if (opts.json) {
     llvm::outs() << llvm::formatv("{0:2}", json) << "\n";
@@ -234,11 +240,27 @@ int run(Options &opts) {
         lowerBoundSeconds(summary.trainingFlops(), *spec, *dtype);
     for (const BaselineRow &row : baselines)
       context.baselines.emplace_back(row.name, row.estimate.stepSeconds);
-    if (auto err = writeBaselinePlans(baselines, opts.outDir, *spec, context))
+    if (opts.baselines)
+      if (auto err = writeBaselinePlans(baselines, opts.outDir, *spec, context))
+        return reportError("weftc", std::move(err));
+    auto clusterText = llvm::MemoryBuffer::getFile(opts.cluster);
+    if (!clusterText)
+      return reportError("weftc", badInput("cannot read '{0}': {1}",
+                                           opts.cluster.getValue(),
+                                           clusterText.getError().message()));
+    EvalOptions eval;
+    eval.dtype = *dtype;
+    eval.profile = db ? &*db : nullptr;
+    SynthInputs inputs{**module, *spec,   (*clusterText)->getBuffer().str(),
+                       eval,     context, baselines};
+    // With --json stdout holds only the JSON document.
+    llvm::raw_ostream &os = opts.json ? llvm::errs() : llvm::outs();
+    if (auto err = synthesizeAndWrite(opts.synth, inputs, opts.outDir, os))
       return reportError("weftc", std::move(err));
   }
-  llvm::errs() << "weftc: wrote " << graphPath << " and " << summaryPath
-               << "; plan synthesis is not implemented yet\n";
+  if (!spec)
+    llvm::errs() << "weftc: wrote " << graphPath << " and " << summaryPath
+                 << " (no --cluster: no plan)\n";
   return ExitSuccess;
 }
 
@@ -259,6 +281,12 @@ int main(int argc, char **argv) {
       "and\n"
       "      prints their estimated step time, memory and communication "
       "share.\n"
+      "  weftc model.onnx --cluster spec.yaml -o dir [--explain]\n"
+      "      synthesises a plan (A* over the distributed instruction set,\n"
+      "      sharding ratios by LP, integer shard sizes by Z3) and writes\n"
+      "      dir/plan.mlir and dir/plan.json (docs/PlanFormat.md); a repeated\n"
+      "      run with the same model, cluster and options uses the plan "
+      "cache.\n"
       "  weftc --cluster spec.yaml\n"
       "      prints the cluster: devices, classes, peak FLOP/s.\n\n"
       "Exit codes: 0 success, 1 bad input, 2 no feasible plan, 3 verification\n"

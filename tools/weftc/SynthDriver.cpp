@@ -1,0 +1,176 @@
+//===- SynthDriver.cpp - weftc -o: synthesise, compare, write -------------===//
+
+#include "SynthDriver.h"
+#include "Explain.h"
+#include "PlanCache.h"
+#include "PlanOutput.h"
+#include "Spmd/IR/SpmdDialect.h"
+#include "weft/Baselines/Baselines.h"
+#include "weft/Support/Error.h"
+#include "weft/Support/Units.h"
+#include "weft/Synth/Synthesize.h"
+#include "llvm/Support/FormatVariadic.h"
+
+using namespace weft;
+namespace cl = llvm::cl;
+
+SynthFlags::SynthFlags(cl::OptionCategory &category)
+    : heuristic("heuristic",
+                cl::desc("A* heuristic: admissible (default; max over devices "
+                         "of the remaining ops' cheapest compute) or zero "
+                         "(uniform-cost search, as HAP)"),
+                cl::init("admissible"), cl::cat(category)),
+      noMemo("no-memo", cl::desc("Do not memoise repeated blocks"),
+             cl::cat(category)),
+      fixedRatios("fixed-ratios",
+                  cl::desc("Keep sharding ratios proportional to device "
+                           "speed (no A* / LP alternation)"),
+                  cl::cat(category)),
+      explain("explain",
+              cl::desc("Print the per-op table of the written plan and its "
+                       "largest steps"),
+              cl::cat(category)),
+      noCache("no-cache",
+              cl::desc("Neither read nor write the plan cache "
+                       "($WEFT_CACHE_DIR, else ~/.cache/weft)"),
+              cl::cat(category)),
+      timeLimit("time-limit",
+                cl::desc("Stop the search after S seconds of wall time and "
+                         "keep the best plan found (exit 2 if none)"),
+                cl::value_desc("S"), cl::init(0), cl::cat(category)),
+      maxExpansions("max-expansions",
+                    cl::desc("Stop the search after N expansions; the best "
+                             "plan found is written with capped: true "
+                             "(exit 2 if none)"),
+                    cl::value_desc("N"), cl::init(0), cl::cat(category)),
+      align("align",
+            cl::desc("Every integer shard size a multiple of N (on top of "
+                     "reshape alignments)"),
+            cl::value_desc("N"), cl::init(1), cl::cat(category)),
+      dumpDir("dump-dir",
+              cl::desc("Write the IR between synthesis stages to DIR"),
+              cl::value_desc("DIR"), cl::cat(category)) {}
+
+static llvm::Expected<SynthOptions> toOptions(const SynthFlags &flags,
+                                              const EvalOptions &eval) {
+  SynthOptions options;
+  if (flags.heuristic == "admissible")
+    options.heuristic = SynthOptions::Heuristic::Admissible;
+  else if (flags.heuristic == "zero")
+    options.heuristic = SynthOptions::Heuristic::Zero;
+  else
+    return badInput("unknown --heuristic '{0}' (expected admissible or zero)",
+                    flags.heuristic.getValue());
+  if (flags.timeLimit < 0)
+    return badInput("--time-limit must be positive, got {0}",
+                    double(flags.timeLimit));
+  if (flags.align < 1)
+    return badInput("--align must be at least 1, got {0}",
+                    int64_t(flags.align));
+  options.memo = !flags.noMemo;
+  options.fixedRatios = flags.fixedRatios;
+  options.timeLimitSeconds = flags.timeLimit;
+  options.maxExpansions = flags.maxExpansions;
+  options.align = flags.align;
+  options.eval = eval;
+  return options;
+}
+
+static std::string cacheKey(const SynthFlags &flags, const SynthInputs &in) {
+  return PlanCache::makeKey({"weft-plan-cache-v1", modelFingerprint(in.graph),
+                             in.clusterText, std::to_string(int(in.eval.dtype)),
+                             std::to_string(int(in.eval.optimizer)),
+                             in.eval.profile ? "profile" : "roofline",
+                             flags.heuristic.getValue(),
+                             std::to_string(flags.noMemo.getValue()),
+                             std::to_string(flags.fixedRatios.getValue()),
+                             std::to_string(flags.timeLimit.getValue()),
+                             std::to_string(flags.maxExpansions.getValue()),
+                             std::to_string(flags.align.getValue())});
+}
+
+llvm::Error weft::synthesizeAndWrite(const SynthFlags &flags,
+                                     const SynthInputs &in,
+                                     llvm::StringRef outDir,
+                                     llvm::raw_ostream &os) {
+  auto options = toOptions(flags, in.eval);
+  if (!options)
+    return options.takeError();
+  options->progress = [](llvm::StringRef line) {
+    llvm::errs() << "weftc: " << line << "\n";
+  };
+  mlir::MLIRContext *ctx = in.graph->getContext();
+  // The profile DB's contents are not part of the key: bypass the cache.
+  bool useCache = !flags.noCache && !in.eval.profile;
+  std::optional<PlanCache> cache;
+  if (useCache)
+    cache = PlanCache::open(cacheKey(flags, in));
+
+  mlir::OwningOpRef<mlir::ModuleOp> plan;
+  SynthesisRecord record;
+  std::optional<double> searchSeconds;
+  if (cache)
+    if (auto hit = cache->lookup(*ctx)) {
+      plan = std::move(hit->first);
+      record = hit->second;
+    }
+  if (!plan) {
+    auto result = synthesize(in.graph, in.spec, *options);
+    if (!result)
+      return result.takeError();
+    plan = std::move(result->plan);
+    record.wallSeconds = result->stats.wallSeconds;
+    record.expansions = result->stats.expansions;
+    record.gap = result->stats.gap;
+    record.capped = result->stats.capped;
+    record.alternations = result->stats.alternations;
+    searchSeconds = result->searchStepSeconds;
+    // A plan cut short by the clock is not reproducible: not cached.
+    bool timedOut = flags.timeLimit > 0 && record.gap > 0;
+    if (cache && !timedOut)
+      if (auto err = cache->store(*plan, record))
+        llvm::errs() << "weftc: warning: plan cache: "
+                     << llvm::toString(std::move(err)) << "\n";
+  }
+
+  EvalOptions final = in.eval;
+  final.overlapGradientSync = true;
+  auto estimate = evaluatePlan(*plan, in.spec, final);
+  if (!estimate)
+    return estimate.takeError();
+  PlanContext context = in.context;
+  context.searchStepSeconds = estimate->stepSeconds;
+  context.synthesis = record;
+  context.source = "search";
+
+  os << llvm::formatv(
+      "plan:                {0} per step (estimate; synthesis {1} wall, {2} "
+      "expansions, gap {3:P}{4}{5})\n",
+      formatSeconds(estimate->stepSeconds), formatSeconds(record.wallSeconds),
+      record.expansions, record.gap, record.capped ? ", capped" : "",
+      record.cached ? ", from the plan cache" : "");
+  for (const BaselineRow &row : in.baselines)
+    os << llvm::formatv("  vs {0,-6} {1,10} ({2:F2}x)\n", row.name,
+                        formatSeconds(row.estimate.stepSeconds),
+                        row.estimate.stepSeconds / estimate->stepSeconds);
+  if (!estimate->fits) {
+    const DeviceMemoryEstimate *worst = nullptr;
+    for (const DeviceMemoryEstimate &m : estimate->memory)
+      if (!worst || m.peakBytes() - m.capacityBytes >
+                        worst->peakBytes() - worst->capacityBytes)
+        worst = &m;
+    return makeError(ExitInfeasible,
+                     "no plan fits in memory: mesh device {0} ({1}) needs {2} "
+                     "more than its {3}",
+                     worst->device, worst->type,
+                     formatBytes(worst->peakBytes() - worst->capacityBytes),
+                     formatBytes(worst->capacityBytes));
+  }
+  if (flags.explain)
+    printExplain(*plan, *estimate, os);
+  if (auto err = writePlanFiles(outDir, *plan, in.spec, *estimate, context))
+    return err;
+  os << "wrote:               " << outDir << "/plan.mlir, " << outDir
+     << "/plan.json\n";
+  return llvm::Error::success();
+}
