@@ -8,6 +8,7 @@
 #include "Graph/Transforms/Passes.h"
 #include "Spmd/IR/SpmdDialect.h"
 #include "Spmd/Transforms/Passes.h"
+#include "Spmd/Transforms/Pipeline.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/Tools/mlir-opt/MlirOptMain.h"
@@ -19,6 +20,7 @@ int main(int argc, char **argv) {
   mlir::registerSymbolDCEPass();
   weft::graph::registerGraphPasses();
   weft::spmd::registerSpmdPasses();
+  weft::spmd::registerSynthesisPipeline();
 
   mlir::DialectRegistry registry;
   registry.insert<weft::graph::GraphDialect, weft::spmd::SpmdDialect,

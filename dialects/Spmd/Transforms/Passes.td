@@ -60,4 +60,46 @@ def Integerize : Pass<"spmd-integerize", "::mlir::ModuleOp"> {
   ]);
 }
 
+def Synthesize : Pass<"spmd-synthesize", "::mlir::ModuleOp"> {
+  let summary = "synthesise an spmd plan for a graph program (A* + ratio LP)";
+  let description = [{
+    Replaces a `graph` program (`func.func @main` of graph ops, as the
+    importer writes it) with the `spmd` plan `weft::synthesize` finds for it
+    on `cluster` (DESIGN.md §4, docs/Synthesis.md): A* over the distributed
+    instruction set at fixed ratios, alternated with the ratio LP and the
+    per-collective variant choice while the cost strictly improves, then
+    integer shard sizes (Z3). The module keeps no graph-level ops outside
+    `spmd.local` regions; its attributes carry the mesh, the segments and the
+    model's fingerprint. With `report`, a remark gives the search statistics
+    and the step time (estimates).
+  }];
+  let options = !listconcat(ClusterOptions, [
+    Option<"heuristic", "heuristic", "std::string", /*default=*/"\"admissible\"",
+           "A* heuristic: admissible | zero">,
+    Option<"memo", "memo", "bool", /*default=*/"true",
+           "memoise repeated blocks">,
+    Option<"fixedRatios", "fixed-ratios", "bool", /*default=*/"false",
+           "keep ratios proportional to device speed (no LP alternation)">,
+    Option<"maxExpansions", "max-expansions", "uint64_t", /*default=*/"0",
+           "stop the search after N expansions (0: the default budget)">,
+    Option<"align", "align", "int64_t", /*default=*/"1",
+           "integer shard sizes are multiples of N">
+  ]);
+}
+
+def DumpPlan : Pass<"spmd-dump", "::mlir::ModuleOp"> {
+  let summary = "write the module to a file (between pipeline stages)";
+  let description = [{
+    Prints the module, unchanged, to `dir`/`name`.mlir; the synthesis
+    pipeline (`spmd-synthesis-pipeline` with `dump-dir`) runs it after every
+    stage. An empty `dir` does nothing.
+  }];
+  let options = [
+    Option<"dir", "dir", "std::string", /*default=*/"\"\"",
+           "directory to write to (created if missing)">,
+    Option<"name", "name", "std::string", /*default=*/"\"module\"",
+           "file name without the .mlir suffix">
+  ];
+}
+
 #endif // WEFT_SPMD_PASSES

@@ -1,0 +1,51 @@
+//===- DumpPlan.cpp - spmd-dump -------------------------------------------===//
+//
+// Writes the module to dir/name.mlir, unchanged: the synthesis pipeline's
+// view of the IR between its stages.
+//
+//===----------------------------------------------------------------------===//
+
+#include "PassSupport.h"
+#include "Spmd/Transforms/Passes.h"
+#include "weft/Support/Error.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/ToolOutputFile.h"
+
+namespace weft::spmd {
+#define GEN_PASS_DEF_DUMPPLAN
+#include "Spmd/Transforms/Passes.h.inc"
+} // namespace weft::spmd
+
+using namespace weft;
+
+namespace {
+struct DumpPlanPass : public spmd::impl::DumpPlanBase<DumpPlanPass> {
+  using DumpPlanBase::DumpPlanBase;
+
+  void runOnOperation() override {
+    markAllAnalysesPreserved();
+    if (dir.empty())
+      return;
+    if (std::error_code ec = llvm::sys::fs::create_directories(dir)) {
+      spmd::emitPassError(
+          getOperation(), getArgument(),
+          badInput("cannot create '{0}': {1}", dir.getValue(), ec.message()));
+      return signalPassFailure();
+    }
+    llvm::SmallString<128> path(dir.getValue());
+    llvm::sys::path::append(path, name + ".mlir");
+    std::error_code ec;
+    llvm::ToolOutputFile out(path, ec, llvm::sys::fs::OF_Text);
+    if (ec) {
+      spmd::emitPassError(
+          getOperation(), getArgument(),
+          badInput("cannot write '{0}': {1}", path.str().str(), ec.message()));
+      return signalPassFailure();
+    }
+    getOperation()->print(out.os());
+    out.os() << "\n";
+    out.keep();
+  }
+};
+} // namespace
