@@ -17,7 +17,7 @@ trap 'rm -rf "$work"' EXIT
 "$build/bin/weft-zoo" bert --layers 2 --hidden 256 --heads 4 --seq 64 \
   -o "$work/bert.onnx"
 "$build/bin/weftc" "$work/bert.onnx" --cluster test/lit/Exec/Inputs/mixed-2x4.yaml \
-  --global-batch 16 --baselines -o "$work/plans" >/dev/null
+  --global-batch 16 --baselines --no-synthesis -o "$work/plans" >/dev/null
 
 best_of_3() {
   local best=999 rss=0 t m
@@ -40,7 +40,7 @@ best_of_3 "$build/bin/weft-run" "$work/bert.onnx" --global-batch 16
 grep -E '^(loss|time|process):' "$work/best"
 
 echo "== SPMD, 8 virtual devices (reference run included)"
-echo "command: weftc bert.onnx --cluster test/lit/Exec/Inputs/mixed-2x4.yaml --global-batch 16 --baselines -o plans"
+echo "command: weftc bert.onnx --cluster test/lit/Exec/Inputs/mixed-2x4.yaml --global-batch 16 --baselines --no-synthesis -o plans"
 echo "         weft-run bert.onnx --global-batch 16 --plan plans/baselines/DP-CP/plan.mlir"
 best_of_3 "$build/bin/weft-run" "$work/bert.onnx" --global-batch 16 \
   --plan "$work/plans/baselines/DP-CP/plan.mlir"

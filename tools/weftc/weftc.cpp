@@ -59,6 +59,11 @@ struct Options {
                "(needs --cluster); with -o, writes each plan to "
                "DIR/baselines/<name>/plan.mlir"),
       cl::cat(category)};
+  cl::opt<bool> noSynthesis{
+      "no-synthesis",
+      cl::desc("With -o, write the graph program, the summary and (with "
+               "--baselines) the baseline plans, but synthesise no plan"),
+      cl::cat(category)};
   cl::opt<bool> json{"json", cl::desc("Print the summary as JSON on stdout"),
                      cl::cat(category)};
   ImportFlags import{category};
@@ -194,7 +199,7 @@ int run(Options &opts) {
   llvm::json::Value json = toJSONReport(opts, report, *io, summary, viewPtr);
   std::vector<BaselineRow> baselines;
   // Synthesis (-o with a cluster) compares its plan with the baselines.
-  bool synthesise = spec && !opts.outDir.empty();
+  bool synthesise = spec && !opts.outDir.empty() && !opts.noSynthesis;
   if (opts.baselines || synthesise) {
     auto rows = estimateBaselines(**module, *spec, *dtype, db ? &*db : nullptr,
                                   summary.trainingFlops());
@@ -230,19 +235,22 @@ int run(Options &opts) {
             os << llvm::formatv("{0:2}", json) << "\n";
           }))
     return reportError("weftc", std::move(err));
+  PlanContext planContext;
   if (spec) {
-    PlanContext context;
-    context.model = opts.model;
-    context.cluster = spec->name;
-    context.dtype = opts.dtype;
-    context.globalBatch = *io->batch;
-    context.lowerBoundSeconds =
+    planContext.model = opts.model;
+    planContext.cluster = spec->name;
+    planContext.dtype = opts.dtype;
+    planContext.globalBatch = *io->batch;
+    planContext.lowerBoundSeconds =
         lowerBoundSeconds(summary.trainingFlops(), *spec, *dtype);
     for (const BaselineRow &row : baselines)
-      context.baselines.emplace_back(row.name, row.estimate.stepSeconds);
+      planContext.baselines.emplace_back(row.name, row.estimate.stepSeconds);
     if (opts.baselines)
-      if (auto err = writeBaselinePlans(baselines, opts.outDir, *spec, context))
+      if (auto err =
+              writeBaselinePlans(baselines, opts.outDir, *spec, planContext))
         return reportError("weftc", std::move(err));
+  }
+  if (synthesise) {
     auto clusterText = llvm::MemoryBuffer::getFile(opts.cluster);
     if (!clusterText)
       return reportError("weftc", badInput("cannot read '{0}': {1}",
@@ -251,16 +259,16 @@ int run(Options &opts) {
     EvalOptions eval;
     eval.dtype = *dtype;
     eval.profile = db ? &*db : nullptr;
-    SynthInputs inputs{**module, *spec,   (*clusterText)->getBuffer().str(),
-                       eval,     context, baselines};
+    SynthInputs inputs{**module, *spec,       (*clusterText)->getBuffer().str(),
+                       eval,     planContext, baselines};
     // With --json stdout holds only the JSON document.
     llvm::raw_ostream &os = opts.json ? llvm::errs() : llvm::outs();
     if (auto err = synthesizeAndWrite(opts.synth, inputs, opts.outDir, os))
       return reportError("weftc", std::move(err));
   }
-  if (!spec)
+  if (!synthesise)
     llvm::errs() << "weftc: wrote " << graphPath << " and " << summaryPath
-                 << " (no --cluster: no plan)\n";
+                 << (spec ? "" : " (no --cluster: no plan)") << "\n";
   return ExitSuccess;
 }
 
