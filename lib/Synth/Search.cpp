@@ -94,14 +94,24 @@ private:
   /// Greedy completion from `from`: the best-f successor at every step.
   std::optional<std::pair<double, uint32_t>> greedy(uint32_t from);
   std::vector<StepChoice> path(uint32_t goal) const;
-  bool fits(const double *mem) const {
+  /// Committed + transient + the memory floor of the ops still to come
+  /// within capacity on every representative.
+  bool fits(const double *mem, unsigned pos) const {
     if (!limits.memoryPruning)
       return true;
     for (unsigned r = 0; r < reps; ++r)
-      if (mem[r] + mem[reps + r] > space.capacity()[r])
+      if (mem[r] + mem[reps + r] + space.memoryFloor(pos, r) >
+          space.capacity()[r])
         return false;
     return true;
   }
+  /// Estimated bytes of the tables.
+  uint64_t tableBytes() const {
+    return nodes.capacity() * sizeof(Node) + keys.capacity() * sizeof(HeldId) +
+           mems.capacity() * sizeof(double) +
+           open.size() * sizeof(OpenEntry) * 2 + seenBytes;
+  }
+  uint64_t seenBytes = 0;
 
   SearchSpace &space;
   const SearchLimits &limits;
@@ -115,11 +125,17 @@ private:
   std::priority_queue<OpenEntry> open;
   double incumbent = std::numeric_limits<double>::infinity();
   uint32_t incumbentNode = ~0u;
+  /// The best seed plan when it beats every greedy completion.
+  std::optional<SearchOutcome> seed;
 };
 
 uint32_t AStar::add(uint32_t parent, unsigned pos, const StateKey &key,
                     const double *mem, double g, const StepChoice *choice) {
-  auto &list = seen[hashKey(pos, key)];
+  std::string hk = hashKey(pos, key);
+  auto [slot, fresh] = seen.try_emplace(std::move(hk));
+  if (fresh)
+    seenBytes += 96 + (slot->first.size() > 15 ? slot->first.size() + 1 : 0);
+  auto &list = slot->second;
   for (uint32_t other : list) {
     const Node &o = nodes[other];
     if (o.dead || o.g > g)
@@ -176,34 +192,27 @@ std::optional<std::pair<double, uint32_t>> AStar::greedy(uint32_t from) {
   while (nodes[cur].pos < end) {
     Node node = nodes[cur];
     StateKey key = keyOf(node);
-    // Prefer successors whose committed memory stays under a budget that
-    // grows linearly along the order (so the completion does not run out
-    // of memory at the end); otherwise the best feasible one.
+    // The best-f successor that can still complete within memory (its
+    // committed memory plus the floor of the ops to come fits).
     std::optional<StepResult> best;
     StepChoice bestChoice;
     double bestF = 0;
-    bool bestInBudget = false;
-    double budget = double(node.pos + 1) / double(end);
     space.forEachChoice(node.pos, [&](const StepChoice &c) {
       auto r = space.step(node.pos, key, c);
       if (!r)
         return;
-      bool inBudget = true;
       for (unsigned i = 0; i < reps; ++i) {
         mem[i] = mems[node.memOffset + i] + r->committed[i];
         mem[reps + i] =
             std::max(mems[node.memOffset + reps + i], r->transient[i]);
-        inBudget &= mem[i] + mem[reps + i] <= budget * space.capacity()[i];
       }
-      if (!fits(mem.data()))
+      if (!fits(mem.data(), node.pos + 1))
         return;
       double f = r->cost + space.heuristic(node.pos + 1);
-      if (!best || (inBudget && !bestInBudget) ||
-          (inBudget == bestInBudget && f < bestF)) {
+      if (!best || f < bestF) {
         best = std::move(r);
         bestChoice = c;
         bestF = f;
-        bestInBudget = inBudget;
       }
     });
     if (!best)
@@ -241,6 +250,14 @@ SearchOutcome AStar::run() {
     incumbent = inc->first;
     incumbentNode = inc->second;
   }
+  // Data-parallel seeds: an incumbent whenever such a plan fits.
+  for (bool minMemory : {false, true})
+    if (auto sd = dataParallelSeed(space, minMemory, limits.memoryPruning);
+        sd && sd->cost < incumbent) {
+      incumbent = sd->cost;
+      incumbentNode = ~0u;
+      seed = std::move(sd);
+    }
   double lastReport = 1;
   std::vector<double> mem(2 * reps);
   uint32_t goal = ~0u;
@@ -258,6 +275,9 @@ SearchOutcome AStar::run() {
     if (!stop && (out.expansions & 255) == 0) {
       double t = secondsSince(start);
       stop = limits.timeLimitSeconds > 0 && t >= limits.timeLimitSeconds;
+      uint64_t bytes = tableBytes();
+      out.stateBytes = std::max(out.stateBytes, bytes);
+      stop |= limits.maxStateBytes && bytes >= limits.maxStateBytes;
       if (limits.progress && t >= lastReport) {
         lastReport = t + 1;
         limits.progress(llvm::formatv("synthesis: {0} expansions ({1}/s), "
@@ -296,7 +316,7 @@ SearchOutcome AStar::run() {
         mem[reps + i] =
             std::max(mems[node.memOffset + reps + i], r->transient[i]);
       }
-      if (!fits(mem.data())) {
+      if (!fits(mem.data(), node.pos + 1)) {
         ++memoryPruned;
         return;
       }
@@ -306,7 +326,7 @@ SearchOutcome AStar::run() {
     });
   }
   uint32_t best = ~0u;
-  if (goal != ~0u && (incumbentNode == ~0u || nodes[goal].g <= incumbent))
+  if (goal != ~0u && nodes[goal].g <= incumbent * (1 + 1e-12))
     best = goal;
   else
     best = incumbentNode;
@@ -317,7 +337,13 @@ SearchOutcome AStar::run() {
     for (unsigned r = 0; r < reps; ++r)
       out.peakMemory.push_back(mems[nodes[best].memOffset + r] +
                                mems[nodes[best].memOffset + reps + r]);
+  } else if (seed) {
+    out.found = true;
+    out.cost = seed->cost;
+    out.choices = seed->choices;
+    out.peakMemory = seed->peakMemory;
   }
+  out.stateBytes = std::max(out.stateBytes, tableBytes());
   if (!out.capped)
     out.lowerBound = out.cost;
   out.gap = out.found && out.cost > 0
@@ -333,16 +359,128 @@ SearchOutcome AStar::run() {
 SearchOutcome weft::synth::searchAStar(SearchSpace &space,
                                        const SearchLimits &limits) {
   // Dominance on cost alone is exact when memory never binds; otherwise
-  // search again with memory in the dominance test (DESIGN.md §4).
-  AStar first(space, limits, /*pareto=*/false);
-  SearchOutcome out = first.run();
-  if (!first.memoryPruned)
-    return out;
-  AStar second(space, limits, /*pareto=*/true);
-  SearchOutcome exact = second.run();
+  // search again with memory in the dominance test (DESIGN.md §4), with
+  // what is left of the limits.
+  SearchOutcome out;
+  uint64_t firstBytes = 0;
+  {
+    AStar first(space, limits, /*pareto=*/false);
+    out = first.run();
+    firstBytes = out.stateBytes;
+    if (!first.memoryPruned)
+      return out;
+  }
+  SearchLimits rest = limits;
+  if (limits.maxExpansions) {
+    if (out.expansions >= limits.maxExpansions)
+      return out;
+    rest.maxExpansions = limits.maxExpansions - out.expansions;
+  }
+  if (limits.timeLimitSeconds > 0) {
+    if (out.wallSeconds >= limits.timeLimitSeconds)
+      return out;
+    rest.timeLimitSeconds = limits.timeLimitSeconds - out.wallSeconds;
+  }
+  SearchOutcome exact;
+  {
+    AStar second(space, rest, /*pareto=*/true);
+    exact = second.run();
+  }
   exact.expansions += out.expansions;
   exact.wallSeconds += out.wallSeconds;
+  exact.stateBytes = std::max(exact.stateBytes, firstBytes);
+  // A capped exact run keeps the better of the two plans (both fit memory);
+  // its gap is measured against its own open list.
+  if (exact.capped && out.found && (!exact.found || out.cost < exact.cost)) {
+    double lb = exact.lowerBound;
+    exact.found = true;
+    exact.cost = out.cost;
+    exact.choices = std::move(out.choices);
+    exact.peakMemory = std::move(out.peakMemory);
+    exact.gap =
+        exact.cost > 0 ? std::max(0.0, (exact.cost - lb) / exact.cost) : 0;
+  }
   return exact;
+}
+
+std::optional<SearchOutcome> weft::synth::dataParallelSeed(SearchSpace &space,
+                                                           bool minMemory,
+                                                           bool memoryPruning) {
+  unsigned reps = space.numReps(), end = space.numPositions();
+  StateKey key;
+  SearchOutcome out;
+  RepVector committed(reps, 0), transient(reps, 0);
+  for (unsigned p = 0; p < end; ++p) {
+    const OpInfo &op = space.ops[p];
+    std::optional<StepResult> best;
+    StepChoice bestChoice;
+    std::tuple<int, int, double, double> bestKey;
+    space.forEachChoice(p, [&](const StepChoice &c) {
+      const OpOption &option = op.options[c.option];
+      int batchSplits = 0, paramSplits = 0;
+      double storage = 0;
+      for (auto [i, v] : llvm::enumerate(op.operands)) {
+        if (option.operands[i] == kNoDist)
+          continue;
+        const ValueInfo &info = space.values[v];
+        spmd::DistAttr d = space.dist(option.operands[i]);
+        for (auto [a, e] : llvm::enumerate(d.getAxes())) {
+          if (space.axisSizes[a] <= 1)
+            continue;
+          bool activation = info.kind == ValueInfo::Kind::Op ||
+                            info.kind == ValueInfo::Kind::Input;
+          if (activation && e.isGather() && e.dim == 0)
+            ++batchSplits;
+          if (info.kind == ValueInfo::Kind::Parameter && !e.isIdentity())
+            ++paramSplits;
+        }
+        if (info.defPos < 0 && info.uses.front() == p) {
+          auto opts = space.storageOptions(v, option.operands[i]);
+          if (c.storage[i] < opts.size()) {
+            const StorageOption &so = opts[c.storage[i]];
+            if (minMemory)
+              storage +=
+                  *std::max_element(so.committed.begin(), so.committed.end());
+            else
+              storage += so.strategy == spmd::ParamStrategy::Replicated ||
+                                 so.strategy == spmd::ParamStrategy::Buffer
+                             ? 0
+                             : 1;
+          }
+        }
+      }
+      auto r = space.step(p, key, c);
+      if (!r)
+        return;
+      if (memoryPruning)
+        for (unsigned i = 0; i < reps; ++i)
+          if (committed[i] + r->committed[i] +
+                  std::max(transient[i], r->transient[i]) +
+                  space.memoryFloor(p + 1, i) >
+              space.capacity()[i])
+            return;
+      std::tuple<int, int, double, double> k{-batchSplits, paramSplits, storage,
+                                             r->cost};
+      if (!best || k < bestKey) {
+        best = std::move(r);
+        bestChoice = c;
+        bestKey = k;
+      }
+    });
+    if (!best)
+      return std::nullopt;
+    out.cost += best->cost;
+    for (unsigned i = 0; i < reps; ++i) {
+      committed[i] += best->committed[i];
+      transient[i] = std::max(transient[i], best->transient[i]);
+    }
+    key = std::move(best->next);
+    out.choices.push_back(bestChoice);
+  }
+  out.found = true;
+  for (unsigned i = 0; i < reps; ++i)
+    out.peakMemory.push_back(committed[i] + transient[i]);
+  return out;
 }
 
 std::optional<double> weft::synth::replay(SearchSpace &space,

@@ -18,6 +18,7 @@
 #include "weft/Spmd/Relayout.h"
 #include "weft/Support/Error.h"
 #include "llvm/ADT/DenseSet.h"
+#include <cmath>
 #include <numeric>
 #include <set>
 
@@ -464,6 +465,43 @@ void SpaceBuilder::finish() {
   for (unsigned rep : s.repDevices)
     s.capacity_.push_back(impl.layout->typeOf(rep).memoryBytes() *
                           (1 - impl.eval.reservedMemoryFraction));
+  // Memory floor: per op the least (kept + first-use storage) over its
+  // options, summed from the end.
+  s.memoryFloor_.assign(n + 1, RepVector(reps, 0));
+  for (int p = int(n) - 1; p >= 0; --p) {
+    const OpInfo &op = s.ops[p];
+    RepVector least(reps, std::numeric_limits<double>::infinity());
+    for (const OpOption &option : op.options) {
+      RepVector need(option.kept.begin(), option.kept.end());
+      bool possible = true;
+      for (auto [i, v] : llvm::enumerate(op.operands)) {
+        const ValueInfo &info = s.values[v];
+        if (info.defPos >= 0 || info.uses.front() != unsigned(p) ||
+            option.operands[i] == kNoDist ||
+            llvm::is_contained(
+                llvm::ArrayRef<unsigned>(op.operands).take_front(i), v))
+          continue;
+        auto opts = s.storageOptions(v, option.operands[i]);
+        if (opts.empty()) {
+          possible = false;
+          break;
+        }
+        for (unsigned r = 0; r < reps; ++r) {
+          double m = std::numeric_limits<double>::infinity();
+          for (const StorageOption &so : opts)
+            m = std::min(m, so.committed[r]);
+          need[r] += m;
+        }
+      }
+      if (!possible)
+        continue;
+      for (unsigned r = 0; r < reps; ++r)
+        least[r] = std::min(least[r], need[r]);
+    }
+    for (unsigned r = 0; r < reps; ++r)
+      s.memoryFloor_[p][r] =
+          s.memoryFloor_[p + 1][r] + (std::isfinite(least[r]) ? least[r] : 0);
+  }
 }
 
 llvm::Expected<std::unique_ptr<SearchSpace>>

@@ -207,11 +207,35 @@ llvm::Expected<SynthResult> weft::synthesize(mlir::ModuleOp graph,
   if (!built)
     return built.takeError();
   SearchSpace &space = **built;
+  // The memory floor proves infeasibility without searching: the least
+  // memory every op needs already exceeds some device's capacity.
+  for (unsigned r = 0; r < space.numReps(); ++r) {
+    double need = space.memoryFloor(0, r);
+    if (need > space.capacity()[r]) {
+      unsigned device = space.repDevices[r];
+      return makeError(
+          ExitInfeasible,
+          "no plan fits in memory: mesh device {0} ({1}) lacks {3:f2} GB "
+          "even with every op at its least memory (needs {2:f2} GB at the "
+          "search's ratios)",
+          device,
+          space.mesh.getClassOfNode(device / space.axisSizes[1])
+              .getType()
+              .str(),
+          need / 1e9, (need - space.capacity()[r]) / 1e9);
+    }
+  }
   SearchLimits limits;
   limits.admissible = options.heuristic == SynthOptions::Heuristic::Admissible;
   limits.memo = options.memo;
   limits.maxExpansions = options.maxExpansions;
   limits.timeLimitSeconds = options.timeLimitSeconds;
+  if (!options.maxExpansions && options.timeLimitSeconds <= 0) {
+    limits.maxExpansions = kDefaultMaxExpansions;
+    limits.timeLimitSeconds = kDefaultTimeLimitSeconds;
+  }
+  limits.maxStateBytes =
+      options.maxStateBytes ? options.maxStateBytes : kDefaultMaxStateBytes;
   limits.progress = options.progress;
   SearchOutcome found = search(space, limits);
   if (!found.found) {
@@ -223,11 +247,12 @@ llvm::Expected<SynthResult> weft::synthesize(mlir::ModuleOp graph,
     // The best plan ignoring memory names the device short of memory.
     SearchLimits relaxed = limits;
     relaxed.memoryPruning = false;
-    relaxed.maxExpansions = 0;
     SearchOutcome best = search(space, relaxed);
     if (!best.found)
-      return makeError(ExitInfeasible, "no plan exists for this program on "
-                                       "this mesh");
+      return makeError(ExitInfeasible,
+                       best.capped ? "no plan found within the search limits"
+                                   : "no plan exists for this program on "
+                                     "this mesh");
     unsigned worst = 0;
     double lack = -1;
     for (unsigned r = 0; r < space.numReps(); ++r) {

@@ -30,6 +30,9 @@ struct SearchLimits {
   uint64_t maxExpansions = 0;
   /// Stop after this many seconds (0: none).
   double timeLimitSeconds = 0;
+  /// Stop when the search's own tables (states, keys, open list, duplicate
+  /// index) are estimated to hold this many bytes (0: none).
+  uint64_t maxStateBytes = 0;
   /// Prune states over memory capacity (false: find the best plan ignoring
   /// memory, to report the shortfall).
   bool memoryPruning = true;
@@ -55,7 +58,17 @@ struct SearchOutcome {
   double gap = 0;
   /// A limit stopped the search.
   bool capped = false;
+  /// Estimated peak bytes of the search's tables.
+  uint64_t stateBytes = 0;
 };
+
+/// A plan that always exists when any data-parallel plan fits: per op the
+/// option that keeps the most activation dims split on dim 0 (the batch),
+/// splits parameters least, then the cheapest step; parameters replicated
+/// (`minMemory` false) or in their least-memory storage (true). None when it
+/// is impossible or over memory (with limits.memoryPruning).
+std::optional<SearchOutcome>
+dataParallelSeed(SearchSpace &space, bool minMemory, bool memoryPruning = true);
 
 /// Plain A* over the whole program.
 SearchOutcome searchAStar(SearchSpace &space, const SearchLimits &limits);

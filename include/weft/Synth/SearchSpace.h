@@ -190,6 +190,14 @@ public:
   /// h: per representative Σ over positions ≥ p of the cheapest compute;
   /// the admissible heuristic is its maximum.
   double heuristic(unsigned p) const { return suffixH[p]; }
+  /// A lower bound on the memory the ops at positions >= p still commit on
+  /// representative r (Σ over those ops of the least kept bytes plus the
+  /// least storage of the leaves they use first, over their options): a
+  /// state whose committed memory plus this exceeds the capacity cannot
+  /// complete within memory.
+  double memoryFloor(unsigned p, unsigned r) const {
+    return memoryFloor_[p][r];
+  }
 
   spmd::DistAttr dist(DistId id) const { return dists[id]; }
   DistId intern(spmd::DistAttr d);
@@ -230,6 +238,7 @@ private:
   std::vector<llvm::SmallVector<unsigned, 8>> liveAt;
   RepVector capacity_;
   std::vector<double> suffixH;
+  std::vector<RepVector> memoryFloor_;
   friend struct SpaceBuilder;
   friend struct SpaceAccess;
 };

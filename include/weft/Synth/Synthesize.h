@@ -23,6 +23,16 @@
 
 namespace weft {
 
+/// The search budget used when the caller sets neither maxExpansions nor
+/// timeLimitSeconds (docs/Synthesis.md): the search stops there and returns
+/// its best plan with `capped` and the proven gap.
+constexpr uint64_t kDefaultMaxExpansions = 150000;
+/// Wall-clock backstop of the default budget, seconds, over all rounds.
+constexpr double kDefaultTimeLimitSeconds = 20;
+/// Always applied unless SynthOptions::maxStateBytes says otherwise: the
+/// estimated bytes of the search's tables (about 2 GB of RSS).
+constexpr uint64_t kDefaultMaxStateBytes = uint64_t(1) << 30;
+
 /// Switches and limits of synthesize().
 struct SynthOptions {
   enum class Heuristic { Admissible, Zero } heuristic = Heuristic::Admissible;
@@ -35,6 +45,9 @@ struct SynthOptions {
   double timeLimitSeconds = 0;
   /// Stop the search after this many expansions (0: none).
   uint64_t maxExpansions = 0;
+  /// Stop a search whose tables are estimated at this many bytes
+  /// (0: kDefaultMaxStateBytes).
+  uint64_t maxStateBytes = 0;
   /// Integer shard sizes are multiples of this.
   int64_t align = 1;
   EvalOptions eval;

@@ -304,6 +304,39 @@ TEST(SynthTest, NoPlanFitsNamesTheDevice) {
   EXPECT_NE(message.find("lacks"), std::string::npos) << message;
 }
 
+TEST(SynthTest, DefaultBudgetReturnsAPlan) {
+  // 24 blocks on a 2 x 2 mesh: far beyond exhaustive search (the space has
+  // about 10^40 choice sequences). Without limits synthesize() applies its
+  // default budget and still returns a plan (capped or not) that replays.
+  ClusterSpec spec = cluster(2, 2);
+  mlir::MLIRContext ctx;
+  auto graph = parsePlan(ctx, repeatedBlocks(24));
+  ASSERT_TRUE(graph);
+  SynthOptions options;
+  options.fixedRatios = true;
+  options.memo = false;
+  auto result = synthesize(*graph, spec, options);
+  ASSERT_TRUE(bool(result)) << llvm::toString(result.takeError());
+  ASSERT_TRUE(result->plan);
+  EXPECT_LE(result->stats.expansions, kDefaultMaxExpansions);
+  EXPECT_GE(result->stats.gap, 0);
+  EXPECT_LT(result->stats.gap, 1);
+  // A budget of a few expansions still yields the seed's plan, capped.
+  auto space = SearchSpace::build(*graph, spec, {});
+  ASSERT_TRUE(bool(space));
+  SearchLimits limits;
+  limits.memo = false;
+  limits.maxExpansions = 3;
+  SearchOutcome tiny = search(**space, limits);
+  ASSERT_TRUE(tiny.found);
+  EXPECT_TRUE(tiny.capped);
+  auto replayed = replay(**space, tiny.choices);
+  ASSERT_TRUE(replayed.has_value());
+  EXPECT_NEAR(*replayed, tiny.cost, 1e-9 * tiny.cost);
+  // The data-parallel seed exists on its own.
+  EXPECT_TRUE(dataParallelSeed(**space, false).has_value());
+}
+
 TEST(SynthTest, DeterministicAndBuildsAVerifiedPlan) {
   ClusterSpec spec = cluster(2, 2);
   std::vector<std::string> printed;
