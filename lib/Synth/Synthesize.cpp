@@ -7,11 +7,13 @@
 #include "weft/Synth/Synthesize.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Verifier.h"
+#include "weft/Ratio/PlanRatios.h"
 #include "weft/Spmd/ProgramBuilder.h"
 #include "weft/Spmd/ShardGeometry.h"
 #include "weft/Support/Error.h"
 #include "weft/Synth/Search.h"
 #include "llvm/Support/FormatVariadic.h"
+#include <chrono>
 
 using namespace weft;
 using namespace weft::synth;
@@ -200,13 +202,74 @@ std::vector<ExplainRow> explainOf(SearchSpace &space,
 
 } // namespace
 
-llvm::Expected<SynthResult> weft::synthesize(mlir::ModuleOp graph,
-                                             const ClusterSpec &spec,
-                                             const SynthOptions &options) {
-  auto built = SearchSpace::build(graph, spec, options.eval, {}, options.align);
+namespace {
+/// One search at fixed ratios and the plan it built.
+struct Round {
+  std::unique_ptr<SearchSpace> space;
+  SearchOutcome found;
+  mlir::OwningOpRef<mlir::ModuleOp> plan;
+  /// The evaluator's step time of `plan`.
+  double evaluated = 0;
+};
+
+mlir::func::FuncOp mainOf(mlir::ModuleOp graph) {
+  mlir::func::FuncOp main;
+  for (auto f : graph.getOps<mlir::func::FuncOp>())
+    if (!f.isExternal() && (!main || f.getName() == "main"))
+      main = f;
+  return main;
+}
+
+/// The error for a first search that found nothing.
+llvm::Error noPlanError(SearchSpace &space, const SearchLimits &limits,
+                        const SearchOutcome &found) {
+  if (found.capped)
+    return makeError(ExitInfeasible,
+                     "synthesis stopped by its limits after {0} expansions "
+                     "with no plan found",
+                     found.expansions);
+  // The best plan ignoring memory names the device short of memory.
+  SearchLimits relaxed = limits;
+  relaxed.memoryPruning = false;
+  SearchOutcome best = search(space, relaxed);
+  if (!best.found)
+    return makeError(ExitInfeasible,
+                     best.capped ? "no plan found within the search limits"
+                                 : "no plan exists for this program on "
+                                   "this mesh");
+  unsigned worst = 0;
+  double lack = -1;
+  for (unsigned r = 0; r < space.numReps(); ++r) {
+    double short_ = best.peakMemory[r] - space.capacity()[r];
+    if (short_ > lack) {
+      lack = short_;
+      worst = r;
+    }
+  }
+  unsigned device = space.repDevices[worst];
+  return makeError(
+      ExitInfeasible,
+      "no plan fits in memory: under the best plan found, "
+      "mesh device {0} ({1}) lacks {2:f2} GB",
+      device,
+      space.mesh.getClassOfNode(device / space.axisSizes[1]).getType().str(),
+      lack / 1e9);
+}
+
+/// Builds the space at `ratios` (empty: ∝ speed), searches it and builds,
+/// verifies and scores the plan. `first` reports a missing plan as the
+/// user-facing error.
+llvm::Expected<Round> searchRound(mlir::ModuleOp graph, const ClusterSpec &spec,
+                                  const SynthOptions &options,
+                                  llvm::ArrayRef<double> ratios,
+                                  const SearchLimits &limits) {
+  auto built =
+      SearchSpace::build(graph, spec, options.eval, ratios, options.align);
   if (!built)
     return built.takeError();
-  SearchSpace &space = **built;
+  Round round;
+  round.space = std::move(*built);
+  SearchSpace &space = *round.space;
   // The memory floor proves infeasibility without searching: the least
   // memory every op needs already exceeds some device's capacity.
   for (unsigned r = 0; r < space.numReps(); ++r) {
@@ -225,6 +288,67 @@ llvm::Expected<SynthResult> weft::synthesize(mlir::ModuleOp graph,
           need / 1e9, (need - space.capacity()[r]) / 1e9);
     }
   }
+  round.found = search(space, limits);
+  if (!round.found.found)
+    return noPlanError(space, limits, round.found);
+  mlir::func::FuncOp main = mainOf(graph);
+  auto choice = planChoiceOf(space, graph, round.found.choices, main);
+  if (!choice)
+    return choice.takeError();
+  auto plan =
+      spmd::buildProgram(graph, *choice, chooserOf(space, round.found.choices));
+  if (!plan)
+    return makeError(ExitInternal, "synthesis: the plan does not build: {0}",
+                     llvm::toString(plan.takeError()));
+  if (mlir::failed(mlir::verify(**plan)))
+    return makeError(ExitInternal, "synthesis: the plan does not verify");
+  auto estimate = evaluatePlan(**plan, spec, options.eval);
+  if (!estimate)
+    return estimate.takeError();
+  round.evaluated = estimate->stepSeconds;
+  round.plan = std::move(*plan);
+  return round;
+}
+
+/// Per-class ratios for the next search from the LP's per-segment ratios:
+/// the mean over the problem's segments, scaled to sum to 1 over the
+/// devices. Empty when the LP moved nothing.
+std::vector<double> searchRatiosOf(mlir::ModuleOp plan,
+                                   const ClusterSpec &spec) {
+  auto rows = ratio::planRatios(plan);
+  if (!rows) {
+    llvm::consumeError(rows.takeError());
+    return {};
+  }
+  if (rows->empty())
+    return {};
+  std::vector<double> mean(spec.classes.size(), 0);
+  for (const auto &row : *rows)
+    for (unsigned c = 0; c < row.size() && c < mean.size(); ++c)
+      mean[c] += row[c] / double(rows->size());
+  std::vector<double> devices(spec.classes.size(), 0);
+  for (const Node &n : spec.nodes)
+    devices[spec.classOf(n.firstDevice).id] += n.numDevices;
+  double total = 0;
+  for (unsigned c = 0; c < mean.size(); ++c)
+    total += mean[c] * devices[c];
+  if (!(total > 0))
+    return {};
+  for (double &r : mean)
+    r /= total;
+  return mean;
+}
+
+double secondsSince(std::chrono::steady_clock::time_point t) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t)
+      .count();
+}
+} // namespace
+
+llvm::Expected<SynthResult> weft::synthesize(mlir::ModuleOp graph,
+                                             const ClusterSpec &spec,
+                                             const SynthOptions &options) {
+  auto start = std::chrono::steady_clock::now();
   SearchLimits limits;
   limits.admissible = options.heuristic == SynthOptions::Heuristic::Admissible;
   limits.memo = options.memo;
@@ -237,66 +361,110 @@ llvm::Expected<SynthResult> weft::synthesize(mlir::ModuleOp graph,
   limits.maxStateBytes =
       options.maxStateBytes ? options.maxStateBytes : kDefaultMaxStateBytes;
   limits.progress = options.progress;
-  SearchOutcome found = search(space, limits);
-  if (!found.found) {
-    if (found.capped)
-      return makeError(ExitInfeasible,
-                       "synthesis stopped by its limits after {0} expansions "
-                       "with no plan found",
-                       found.expansions);
-    // The best plan ignoring memory names the device short of memory.
-    SearchLimits relaxed = limits;
-    relaxed.memoryPruning = false;
-    SearchOutcome best = search(space, relaxed);
-    if (!best.found)
-      return makeError(ExitInfeasible,
-                       best.capped ? "no plan found within the search limits"
-                                   : "no plan exists for this program on "
-                                     "this mesh");
-    unsigned worst = 0;
-    double lack = -1;
-    for (unsigned r = 0; r < space.numReps(); ++r) {
-      double short_ = best.peakMemory[r] - space.capacity()[r];
-      if (short_ > lack) {
-        lack = short_;
-        worst = r;
-      }
+  double timeBudget = limits.timeLimitSeconds;
+  auto dump = [&](llvm::StringRef stage, mlir::ModuleOp plan) {
+    if (options.dump)
+      options.dump(stage, plan);
+  };
+
+  auto first = searchRound(graph, spec, options, {}, limits);
+  if (!first)
+    return first.takeError();
+  SynthStats stats;
+  stats.expansions = first->found.expansions;
+  dump("search", *first->plan);
+  // The best plan so far: the round whose search found it (for the explain
+  // rows) and the plan (possibly with the LP's ratios).
+  Round best = std::move(*first);
+  mlir::OwningOpRef<mlir::ModuleOp> bestPlan = std::move(best.plan);
+  double bestCost = best.evaluated;
+  double lastCost = bestCost;
+  // Alternation (DESIGN.md §4): LP for the found program, per-collective
+  // choice, search again at the LP's ratios, while the cost strictly
+  // improves.
+  constexpr unsigned kMaxRounds = 4;
+  mlir::OwningOpRef<mlir::ModuleOp> current = bestPlan->clone();
+  for (unsigned round = 0; !options.fixedRatios && round < kMaxRounds;
+       ++round) {
+    auto assigned = ratio::assignRatios(*current, spec, options.eval);
+    if (!assigned) {
+      llvm::consumeError(assigned.takeError());
+      break;
     }
-    unsigned device = space.repDevices[worst];
-    return makeError(
-        ExitInfeasible,
-        "no plan fits in memory: under the best plan found, "
-        "mesh device {0} ({1}) lacks {2:f2} GB",
-        device,
-        space.mesh.getClassOfNode(device / space.axisSizes[1]).getType().str(),
-        lack / 1e9);
+    dump("assign-ratios", *current);
+    auto selected = ratio::selectCollectives(*current, spec, options.eval);
+    if (!selected) {
+      llvm::consumeError(selected.takeError());
+      break;
+    }
+    dump("select-collectives", *current);
+    ++stats.alternations;
+    auto estimate = evaluatePlan(*current, spec, options.eval);
+    if (!estimate) {
+      llvm::consumeError(estimate.takeError());
+      break;
+    }
+    double cost = estimate->stepSeconds;
+    if (cost < bestCost) {
+      bestCost = cost;
+      bestPlan = current->clone();
+    }
+    if (!(cost < lastCost) && round > 0)
+      break;
+    lastCost = std::min(lastCost, cost);
+    std::vector<double> ratios = searchRatiosOf(*current, spec);
+    if (!assigned->changed || ratios.empty() || round + 1 == kMaxRounds)
+      break;
+    SearchLimits next = limits;
+    if (timeBudget > 0) {
+      next.timeLimitSeconds = timeBudget - secondsSince(start);
+      if (next.timeLimitSeconds <= 0)
+        break;
+    }
+    auto again = searchRound(graph, spec, options, ratios, next);
+    if (!again) {
+      llvm::consumeError(again.takeError());
+      break;
+    }
+    stats.expansions += again->found.expansions;
+    dump("search", *again->plan);
+    if (again->evaluated < bestCost) {
+      bestCost = again->evaluated;
+      bestPlan = again->plan->clone();
+      best.space = std::move(again->space);
+      best.found = std::move(again->found);
+    }
+    current = std::move(again->plan);
+    lastCost = std::min(lastCost, again->evaluated);
   }
+
   SynthResult result;
-  result.searchStepSeconds = found.cost;
-  result.stats.wallSeconds = found.wallSeconds;
-  result.stats.expansions = found.expansions;
-  result.stats.gap = found.gap;
-  result.stats.capped = found.capped;
-  result.explain = explainOf(space, found.choices);
-  mlir::func::FuncOp main;
-  for (auto f : graph.getOps<mlir::func::FuncOp>())
-    if (!f.isExternal() && (!main || f.getName() == "main"))
-      main = f;
-  auto choice = planChoiceOf(space, graph, found.choices, main);
-  // (The ops are chosen by chooserOf while the program is built.)
-  if (!choice)
-    return choice.takeError();
-  auto plan =
-      spmd::buildProgram(graph, *choice, chooserOf(space, found.choices));
-  if (!plan)
-    return makeError(ExitInternal, "synthesis: the plan does not build: {0}",
-                     llvm::toString(plan.takeError()));
-  if (mlir::failed(mlir::verify(**plan)))
+  // Integer sizes (Z3) for the final plan's ratios, checked.
+  if (!options.fixedRatios || options.align > 1) {
+    ratio::IntegerizeOptions io;
+    io.align = options.align;
+    auto sizes = ratio::integerizePlan(*bestPlan, spec, options.eval, io);
+    if (!sizes)
+      return makeError(ExitInternal,
+                       "synthesis: integer shard sizes failed: {0}",
+                       llvm::toString(sizes.takeError()));
+    result.continuousStepSeconds = sizes->continuousCost;
+    result.integerStepSeconds = sizes->integerCost;
+    dump("integerize", *bestPlan);
+  }
+  if (mlir::failed(mlir::verify(*bestPlan)))
     return makeError(ExitInternal, "synthesis: the plan does not verify");
-  auto estimate = evaluatePlan(**plan, spec, options.eval);
+  auto estimate = evaluatePlan(*bestPlan, spec, options.eval);
   if (!estimate)
     return estimate.takeError();
+  SearchSpace &space = *best.space;
+  result.searchStepSeconds = best.found.cost;
   result.evaluatedStepSeconds = estimate->stepSeconds;
-  result.plan = std::move(*plan);
+  stats.wallSeconds = secondsSince(start);
+  stats.gap = best.found.gap;
+  stats.capped = best.found.capped;
+  result.stats = stats;
+  result.explain = explainOf(space, best.found.choices);
+  result.plan = std::move(bestPlan);
   return result;
 }

@@ -18,6 +18,7 @@
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Error.h"
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -53,6 +54,10 @@ struct SynthOptions {
   EvalOptions eval;
   /// Progress lines (searches over 1 s), without a trailing newline.
   std::function<void(llvm::StringRef)> progress;
+  /// Called with the plan after each stage: "search", "assign-ratios",
+  /// "select-collectives" (once per alternation round; the last call of a
+  /// stage wins for a dump directory) and "integerize".
+  std::function<void(llvm::StringRef stage, mlir::ModuleOp plan)> dump;
 };
 
 /// The search's own figures.
@@ -100,6 +105,12 @@ struct SynthResult {
   /// The evaluator's step time of the built plan.
   double evaluatedStepSeconds = 0;
   SynthStats stats;
+  /// The ratio LP's objective at its continuous optimum for the final plan
+  /// (seconds per step; none with fixedRatios and align 1, where the plan
+  /// keeps the builder's sizes).
+  std::optional<double> continuousStepSeconds;
+  /// The same objective at the final integer sizes (Z3).
+  std::optional<double> integerStepSeconds;
   /// One row per plan op, in the search's order.
   std::vector<ExplainRow> explain;
 };
