@@ -9,7 +9,9 @@
 #include "weft/Support/Error.h"
 #include "weft/Support/Units.h"
 #include "weft/Synth/Synthesize.h"
+#include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/Path.h"
 
 using namespace weft;
 namespace cl = llvm::cl;
@@ -99,9 +101,30 @@ llvm::Error weft::synthesizeAndWrite(const SynthFlags &flags,
   options->progress = [](llvm::StringRef line) {
     llvm::errs() << "weftc: " << line << "\n";
   };
+  // --dump-dir: the graph program, then the plan after every stage.
+  unsigned stage = 0;
+  std::string dumpError;
+  auto dumpTo = [&](llvm::StringRef name, mlir::ModuleOp module) {
+    if (flags.dumpDir.empty() || !dumpError.empty())
+      return;
+    llvm::SmallString<128> path(flags.dumpDir.getValue());
+    ++stage;
+    llvm::sys::path::append(path, (stage < 10 ? "0" : "") +
+                                      std::to_string(stage) + "-" + name.str() +
+                                      ".mlir");
+    if (std::error_code ec = llvm::sys::fs::create_directories(flags.dumpDir))
+      dumpError = ec.message();
+    else if (auto err = writeFile(path, [&](llvm::raw_ostream &os) {
+               module->print(os);
+               os << "\n";
+             }))
+      dumpError = llvm::toString(std::move(err));
+  };
+  if (!flags.dumpDir.empty())
+    options->dump = dumpTo;
   mlir::MLIRContext *ctx = in.graph->getContext();
   // The profile DB's contents are not part of the key: bypass the cache.
-  bool useCache = !flags.noCache && !in.eval.profile;
+  bool useCache = !flags.noCache && !in.eval.profile && flags.dumpDir.empty();
   std::optional<PlanCache> cache;
   if (useCache)
     cache = PlanCache::open(cacheKey(flags, in));
@@ -115,6 +138,7 @@ llvm::Error weft::synthesizeAndWrite(const SynthFlags &flags,
       record = hit->second;
     }
   if (!plan) {
+    dumpTo("graph", in.graph);
     auto result = synthesize(in.graph, in.spec, *options);
     if (!result)
       return result.takeError();
@@ -124,6 +148,8 @@ llvm::Error weft::synthesizeAndWrite(const SynthFlags &flags,
     record.gap = result->stats.gap;
     record.capped = result->stats.capped;
     record.alternations = result->stats.alternations;
+    record.continuousStepSeconds = result->continuousStepSeconds;
+    record.integerStepSeconds = result->integerStepSeconds;
     searchSeconds = result->searchStepSeconds;
     // A plan cut short by the clock is not reproducible: not cached.
     bool timedOut = flags.timeLimit > 0 && record.gap > 0;
@@ -133,6 +159,8 @@ llvm::Error weft::synthesizeAndWrite(const SynthFlags &flags,
                      << llvm::toString(std::move(err)) << "\n";
   }
 
+  if (!dumpError.empty())
+    return badInput("--dump-dir: {0}", dumpError);
   EvalOptions final = in.eval;
   final.overlapGradientSync = true;
   auto estimate = evaluatePlan(*plan, in.spec, final);
