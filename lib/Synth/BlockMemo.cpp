@@ -1,15 +1,388 @@
 //===- BlockMemo.cpp - Repeated blocks memoised, outer DP -----------------===//
 //
-// docs/Synthesis.md.
+// DESIGN.md §4 "Memoisation of repeated blocks"; docs/Synthesis.md.
+//
+// The order is cut at positions whose live set is small (the residual
+// stream plus loop-invariant values). Each interval between two cuts is a
+// block; blocks are keyed by an exact structural signature (per op its
+// option table — distributions, compute, kept and produced bytes — and
+// where every operand comes from: the block, the entry live set, or a leaf
+// first used here with its type; the live sets at every position in block-
+// relative terms). Names never enter the signature. A block is solved from
+// one entry state by a layered dynamic program (every step advances one
+// position, so the least cost to every state of a layer is final once the
+// previous layer is done): the least cost to every exit state. The memo
+// maps (block signature, entry state) to those exits; the held-set ids of a
+// state are global, so the same entry in two blocks of one signature is the
+// same key. An outer dynamic program over the cuts joins the blocks: exact
+// because cost is additive.
+//
+// Memory: blocks are solved ignoring memory. When the plan found fits (every
+// representative's committed + transient within capacity) it is optimal
+// with memory too; otherwise the plain A* (memory in the state) runs
+// instead. Limits: every state expanded counts as an expansion; when the
+// memoised search would exceed a limit it stops and the plain A* runs with
+// what is left (the plain A* always has an incumbent when a data-parallel
+// plan fits).
 //
 //===----------------------------------------------------------------------===//
 
 #include "weft/Synth/Search.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/raw_ostream.h"
+#include <chrono>
+#include <cstring>
+#include <map>
+#include <set>
+#include <unordered_map>
 
 using namespace weft;
 using namespace weft::synth;
 
+namespace {
+using Clock = std::chrono::steady_clock;
+
+std::string keyBytes(const StateKey &key) {
+  return std::string(reinterpret_cast<const char *>(key.data()),
+                     key.size() * sizeof(HeldId));
+}
+
+uint64_t bits(double x) {
+  uint64_t u;
+  std::memcpy(&u, &x, sizeof u);
+  return u;
+}
+
+/// One exit of a block solved from one entry.
+struct Exit {
+  StateKey key;
+  double cost = 0;
+  std::vector<StepChoice> choices;
+  RepVector committed, transient;
+};
+
+class MemoSearch {
+public:
+  MemoSearch(SearchSpace &space, const SearchLimits &limits)
+      : space(space), limits(limits), reps(space.numReps()),
+        start(Clock::now()) {}
+
+  /// The optimum ignoring memory, or none when a limit stopped it.
+  std::optional<SearchOutcome> run();
+  uint64_t expansions = 0;
+  unsigned blocks = 0, classes = 0, solves = 0;
+
+private:
+  std::vector<unsigned> cuts() const;
+  unsigned classOf(unsigned a, unsigned b);
+  unsigned opTableId(unsigned p);
+  /// Solves block [a, b) from `entry`; none when a limit stopped it.
+  std::optional<std::vector<Exit>> solve(unsigned a, unsigned b,
+                                         const StateKey &entry);
+  bool overLimits() {
+    if (limits.maxExpansions && expansions >= limits.maxExpansions)
+      return true;
+    if (limits.timeLimitSeconds > 0 &&
+        std::chrono::duration<double>(Clock::now() - start).count() >=
+            limits.timeLimitSeconds)
+      return true;
+    return limits.maxStateBytes && bytes >= limits.maxStateBytes;
+  }
+
+  SearchSpace &space;
+  const SearchLimits &limits;
+  unsigned reps;
+  Clock::time_point start;
+  uint64_t bytes = 0;
+  std::map<std::vector<uint64_t>, unsigned> opTables, blockClasses;
+  std::vector<int> opTableOf;
+  std::map<std::pair<unsigned, std::string>, std::vector<Exit>> memo;
+};
+
+std::vector<unsigned> MemoSearch::cuts() const {
+  unsigned n = space.numPositions();
+  size_t least = ~size_t(0);
+  for (unsigned p = 1; p < n; ++p)
+    least = std::min(least, space.live(p).size());
+  std::vector<unsigned> out{0};
+  for (unsigned p = 1; p < n; ++p)
+    if (space.live(p).size() <= least + 1)
+      out.push_back(p);
+  out.push_back(n);
+  return out;
+}
+
+unsigned MemoSearch::opTableId(unsigned p) {
+  if (opTableOf.empty())
+    opTableOf.assign(space.numPositions(), -1);
+  if (opTableOf[p] >= 0)
+    return unsigned(opTableOf[p]);
+  const OpInfo &op = space.ops[p];
+  std::vector<uint64_t> sig;
+  sig.push_back(op.options.size());
+  sig.push_back(op.operands.size());
+  sig.push_back(op.results.size());
+  for (const OpOption &o : op.options) {
+    for (DistId d : o.operands)
+      sig.push_back(d);
+    for (DistId d : o.results)
+      sig.push_back(d);
+    for (unsigned r = 0; r < reps; ++r) {
+      sig.push_back(bits(o.compute[r]));
+      sig.push_back(bits(o.kept[r]));
+      sig.push_back(bits(o.produced[r]));
+    }
+  }
+  auto [it, inserted] = opTables.try_emplace(std::move(sig), opTables.size());
+  opTableOf[p] = int(it->second);
+  return it->second;
+}
+
+unsigned MemoSearch::classOf(unsigned a, unsigned b) {
+  std::vector<uint64_t> sig;
+  // Where a value comes from, in block-relative terms.
+  auto ref = [&](unsigned v) {
+    const ValueInfo &info = space.values[v];
+    if (info.defPos >= int(a)) {
+      unsigned k = llvm::find(space.ops[info.defPos].results, v) -
+                   space.ops[info.defPos].results.begin();
+      sig.insert(sig.end(), {1, uint64_t(info.defPos - a), k});
+      return;
+    }
+    llvm::ArrayRef<unsigned> entry = space.live(a);
+    if (auto it = llvm::find(entry, v); it != entry.end()) {
+      sig.insert(sig.end(), {2, uint64_t(it - entry.begin())});
+      return;
+    }
+    // A leaf first used in the block.
+    sig.insert(sig.end(), {3, uint64_t(info.kind), info.typeId, info.grad,
+                           uint64_t(info.uses.front() - a)});
+  };
+  sig.push_back(b - a);
+  for (unsigned v : space.live(a)) {
+    const ValueInfo &info = space.values[v];
+    sig.insert(sig.end(), {uint64_t(info.kind), info.typeId, info.grad});
+  }
+  for (unsigned q = a; q < b; ++q) {
+    sig.push_back(opTableId(q));
+    for (unsigned v : space.ops[q].operands)
+      ref(v);
+    for (unsigned v : space.ops[q].results)
+      sig.push_back(space.values[v].grad);
+    sig.push_back(~uint64_t(0));
+    for (unsigned v : space.live(q + 1))
+      ref(v);
+    sig.push_back(~uint64_t(0) - 1);
+  }
+  auto [it, inserted] =
+      blockClasses.try_emplace(std::move(sig), blockClasses.size());
+  return it->second;
+}
+
+std::optional<std::vector<Exit>> MemoSearch::solve(unsigned a, unsigned b,
+                                                   const StateKey &entry) {
+  struct Entry {
+    StateKey key;
+    double g;
+    uint32_t parent;
+    StepChoice choice;
+    RepVector committed, transient;
+  };
+  std::vector<std::vector<Entry>> layers(b - a + 1);
+  layers[0].push_back(
+      {entry, 0, ~0u, {}, RepVector(reps, 0), RepVector(reps, 0)});
+  for (unsigned q = a; q < b; ++q) {
+    auto &cur = layers[q - a];
+    auto &next = layers[q - a + 1];
+    std::unordered_map<std::string, uint32_t> index;
+    for (uint32_t i = 0; i < cur.size(); ++i) {
+      if ((++expansions & 63) == 0 && overLimits())
+        return std::nullopt;
+      // (Copied: `next` may be `cur`'s neighbour but never `cur` itself.)
+      space.forEachChoice(q, [&](const StepChoice &c) {
+        const Entry &from = cur[i];
+        auto r = space.step(q, from.key, c);
+        if (!r)
+          return;
+        double g = from.g + r->cost;
+        auto [it, inserted] = index.try_emplace(keyBytes(r->next), 0);
+        if (!inserted && next[it->second].g <= g)
+          return;
+        Entry e{std::move(r->next), g, i, c, from.committed, from.transient};
+        for (unsigned k = 0; k < reps; ++k) {
+          e.committed[k] += r->committed[k];
+          e.transient[k] = std::max(e.transient[k], r->transient[k]);
+        }
+        if (inserted) {
+          it->second = next.size();
+          bytes += sizeof(Entry) + e.key.size() * sizeof(HeldId) + 96 +
+                   4 * reps * sizeof(double);
+          next.push_back(std::move(e));
+        } else {
+          next[it->second] = std::move(e);
+        }
+      });
+    }
+  }
+  std::vector<Exit> out;
+  auto &last = layers.back();
+  for (uint32_t i = 0; i < last.size(); ++i) {
+    Exit x;
+    x.key = last[i].key;
+    x.cost = last[i].g;
+    x.committed = last[i].committed;
+    x.transient = last[i].transient;
+    x.choices.resize(b - a);
+    uint32_t at = i;
+    for (unsigned q = b; q > a; --q) {
+      const Entry &e = layers[q - a][at];
+      x.choices[q - a - 1] = e.choice;
+      at = e.parent;
+    }
+    bytes += x.choices.size() * sizeof(StepChoice) + sizeof(Exit);
+    out.push_back(std::move(x));
+  }
+  return out;
+}
+
+std::optional<SearchOutcome> MemoSearch::run() {
+  std::vector<unsigned> cut = cuts();
+  blocks = cut.size() - 1;
+  // Outer DP: per cut, the least cost to every state, with back-pointers.
+  struct Outer {
+    StateKey key;
+    double g;
+    uint32_t parent;
+    /// The memo entry and exit that led here.
+    const std::vector<Exit> *exits;
+    uint32_t exit;
+    RepVector committed, transient;
+  };
+  std::vector<std::vector<Outer>> frontier(cut.size());
+  frontier[0].push_back(
+      {{}, 0, ~0u, nullptr, 0, RepVector(reps, 0), RepVector(reps, 0)});
+  std::set<unsigned> seenClasses;
+  for (unsigned k = 0; k + 1 < cut.size(); ++k) {
+    unsigned a = cut[k], b = cut[k + 1];
+    unsigned cls = classOf(a, b);
+    seenClasses.insert(cls);
+    std::unordered_map<std::string, uint32_t> index;
+    auto &next = frontier[k + 1];
+    for (uint32_t i = 0; i < frontier[k].size(); ++i) {
+      const Outer &from = frontier[k][i];
+      auto memoKey = std::make_pair(cls, keyBytes(from.key));
+      auto it = memo.find(memoKey);
+      if (it == memo.end()) {
+        uint64_t before = expansions;
+        auto exits = solve(a, b, from.key);
+        if (getenv("WEFT_MEMO_DEBUG"))
+          llvm::errs() << llvm::formatv(
+              "block {0} [{1},{2}) live {3} class {4} entry {5}: {6} "
+              "expansions, {7} exits\n",
+              k, a, b, space.live(a).size(), cls, i, expansions - before,
+              exits ? exits->size() : 0);
+        if (!exits)
+          return std::nullopt;
+        ++solves;
+        it = memo.emplace(std::move(memoKey), std::move(*exits)).first;
+      }
+      const std::vector<Exit> &exits = it->second;
+      for (uint32_t x = 0; x < exits.size(); ++x) {
+        double g = frontier[k][i].g + exits[x].cost;
+        auto [slot, inserted] = index.try_emplace(keyBytes(exits[x].key), 0);
+        if (!inserted && next[slot->second].g <= g)
+          continue;
+        const Outer &src = frontier[k][i];
+        Outer o{exits[x].key, g, i, &exits, x, src.committed, src.transient};
+        for (unsigned r = 0; r < reps; ++r) {
+          o.committed[r] += exits[x].committed[r];
+          o.transient[r] = std::max(o.transient[r], exits[x].transient[r]);
+        }
+        if (inserted) {
+          slot->second = next.size();
+          next.push_back(std::move(o));
+        } else {
+          next[slot->second] = std::move(o);
+        }
+      }
+    }
+    if (limits.progress &&
+        std::chrono::duration<double>(Clock::now() - start).count() > 1)
+      limits.progress(llvm::formatv("synthesis (memo): block {0}/{1}, {2} "
+                                    "states, {3} expansions",
+                                    k + 1, cut.size() - 1, next.size(),
+                                    expansions)
+                          .str());
+  }
+  classes = seenClasses.size();
+  auto &goals = frontier.back();
+  if (goals.empty()) {
+    SearchOutcome none;
+    return none;
+  }
+  uint32_t best = 0;
+  for (uint32_t i = 1; i < goals.size(); ++i)
+    if (goals[i].g < goals[best].g)
+      best = i;
+  SearchOutcome out;
+  out.found = true;
+  out.cost = goals[best].g;
+  out.lowerBound = out.cost;
+  for (unsigned r = 0; r < reps; ++r)
+    out.peakMemory.push_back(goals[best].committed[r] +
+                             goals[best].transient[r]);
+  std::vector<const Outer *> chain;
+  uint32_t at = best;
+  for (unsigned k = cut.size() - 1; k > 0; --k) {
+    chain.push_back(&frontier[k][at]);
+    at = frontier[k][at].parent;
+  }
+  std::reverse(chain.begin(), chain.end());
+  for (const Outer *o : chain) {
+    const Exit &x = (*o->exits)[o->exit];
+    out.choices.insert(out.choices.end(), x.choices.begin(), x.choices.end());
+  }
+  return out;
+}
+} // namespace
+
 SearchOutcome weft::synth::search(SearchSpace &space,
                                   const SearchLimits &limits) {
-  return searchAStar(space, limits);
+  if (!limits.memo)
+    return searchAStar(space, limits);
+  auto start = Clock::now();
+  // The memoised search gets half of each limit; the rest is the plain
+  // A*'s when it has to run.
+  SearchLimits half = limits;
+  half.maxExpansions = (limits.maxExpansions + 1) / 2;
+  half.timeLimitSeconds = limits.timeLimitSeconds / 2;
+  half.maxStateBytes = limits.maxStateBytes / 2;
+  auto memo = std::make_unique<MemoSearch>(space, half);
+  std::optional<SearchOutcome> found = memo->run();
+  uint64_t used = memo->expansions;
+  double wall = std::chrono::duration<double>(Clock::now() - start).count();
+  if (found) {
+    found->expansions = used;
+    found->wallSeconds = wall;
+    bool fits = true;
+    if (found->found && limits.memoryPruning)
+      for (unsigned r = 0; r < space.numReps(); ++r)
+        fits &= found->peakMemory[r] <= space.capacity()[r];
+    // No plan even ignoring memory: none exists.
+    if (!found->found || fits)
+      return *found;
+  }
+  // Memory binds or a limit stopped the memoised search: the plain A* with
+  // what is left of the limits (the memo's tables are freed first).
+  memo.reset();
+  SearchLimits rest = limits;
+  if (limits.maxExpansions)
+    rest.maxExpansions = std::max<uint64_t>(
+        1, limits.maxExpansions - std::min(limits.maxExpansions, used));
+  if (limits.timeLimitSeconds > 0)
+    rest.timeLimitSeconds = std::max(0.01, limits.timeLimitSeconds - wall);
+  SearchOutcome out = searchAStar(space, rest);
+  out.expansions += used;
+  out.wallSeconds += wall;
+  return out;
 }

@@ -465,14 +465,38 @@ void SpaceBuilder::finish() {
   for (unsigned rep : s.repDevices)
     s.capacity_.push_back(impl.layout->typeOf(rep).memoryBytes() *
                           (1 - impl.eval.reservedMemoryFraction));
+  // Useful distributions per value and remaining uses.
+  s.usefulFrom.assign(s.values.size(), {});
+  for (auto [id, v] : llvm::enumerate(s.values)) {
+    auto &out = s.usefulFrom[id];
+    out.assign(v.uses.size() + 1, {});
+    for (int k = int(v.uses.size()) - 1; k >= 0; --k) {
+      std::set<DistId> set(out[k + 1].begin(), out[k + 1].end());
+      const OpInfo &op = s.ops[v.uses[k]];
+      for (const OpOption &o : op.options)
+        for (auto [i, w] : llvm::enumerate(op.operands))
+          if (w == id && o.operands[i] != kNoDist)
+            set.insert(o.operands[i]);
+      out[k].assign(set.begin(), set.end());
+    }
+  }
   // Memory floor: per op the least (kept + first-use storage) over its
-  // options, summed from the end.
+  // options, summed from the end. Alongside, the cost floor of each op: the
+  // least over its options of (max over devices of the compute + max over
+  // devices of the least gradient sync of the parameters it uses first +
+  // their least optimizer time); each step costs at least its op's floor,
+  // so the suffix sum is an admissible, consistent h (and never below the
+  // max over devices of the summed cheapest compute).
   s.memoryFloor_.assign(n + 1, RepVector(reps, 0));
+  std::vector<double> costFloor(n + 1, 0);
   for (int p = int(n) - 1; p >= 0; --p) {
     const OpInfo &op = s.ops[p];
     RepVector least(reps, std::numeric_limits<double>::infinity());
+    double leastCost = std::numeric_limits<double>::infinity();
     for (const OpOption &option : op.options) {
       RepVector need(option.kept.begin(), option.kept.end());
+      RepVector sync(reps, 0);
+      double optimizer = 0;
       bool possible = true;
       for (auto [i, v] : llvm::enumerate(op.operands)) {
         const ValueInfo &info = s.values[v];
@@ -488,20 +512,36 @@ void SpaceBuilder::finish() {
         }
         for (unsigned r = 0; r < reps; ++r) {
           double m = std::numeric_limits<double>::infinity();
-          for (const StorageOption &so : opts)
+          double y = std::numeric_limits<double>::infinity();
+          for (const StorageOption &so : opts) {
             m = std::min(m, so.committed[r]);
+            y = std::min(y, so.sync[r]);
+          }
           need[r] += m;
+          sync[r] += y;
         }
+        double o = std::numeric_limits<double>::infinity();
+        for (const StorageOption &so : opts)
+          o = std::min(o, so.optimizerSeconds);
+        optimizer += o;
       }
       if (!possible)
         continue;
       for (unsigned r = 0; r < reps; ++r)
         least[r] = std::min(least[r], need[r]);
+      leastCost = std::min(
+          leastCost,
+          *std::max_element(option.compute.begin(), option.compute.end()) +
+              *std::max_element(sync.begin(), sync.end()) + optimizer);
     }
     for (unsigned r = 0; r < reps; ++r)
       s.memoryFloor_[p][r] =
           s.memoryFloor_[p + 1][r] + (std::isfinite(least[r]) ? least[r] : 0);
+    costFloor[p] =
+        costFloor[p + 1] + (std::isfinite(leastCost) ? leastCost : 0);
   }
+  for (unsigned p = 0; p <= n; ++p)
+    s.suffixH[p] = std::max(s.suffixH[p], costFloor[p]);
 }
 
 llvm::Expected<std::unique_ptr<SearchSpace>>
@@ -893,6 +933,31 @@ std::optional<StepResult> SearchSpace::step(unsigned p, const StateKey &key,
     e->set.dists.insert(
         std::lower_bound(e->set.dists.begin() + 1, e->set.dists.end(), want),
         want);
+  }
+  // Canonical held sets: extra distributions no later use can require are
+  // dropped; a value whose every possibly-required distribution is held
+  // keeps just those (its own distribution no longer matters).
+  for (Entry &e : touched) {
+    const ValueInfo &info = values[e.value];
+    unsigned k = std::upper_bound(info.uses.begin(), info.uses.end(), p) -
+                 info.uses.begin();
+    if (k >= info.uses.size())
+      continue; // Dead after this step.
+    const std::vector<DistId> &useful = usefulFrom[e.value][k];
+    llvm::SmallVector<DistId, 2> kept{e.set.dists.front()};
+    bool all = true;
+    for (DistId w : useful) {
+      bool held = llvm::is_contained(e.set.dists, w);
+      all &= held;
+      if (held && w != kept.front())
+        kept.push_back(w);
+    }
+    if (all && !useful.empty()) {
+      kept.assign(useful.begin(), useful.end());
+    } else {
+      std::sort(kept.begin() + 1, kept.end());
+    }
+    e.set.dists = std::move(kept);
   }
   for (auto [i, v] : llvm::enumerate(op.results))
     touched.push_back({v, {0, {option.results[i]}}});

@@ -239,6 +239,10 @@ private:
   RepVector capacity_;
   std::vector<double> suffixH;
   std::vector<RepVector> memoryFloor_;
+  /// Per value and use index k: the sorted distributions any option of a
+  /// use at index >= k may require of it (held distributions outside this
+  /// set can never make a later relayout free, so states drop them).
+  std::vector<std::vector<std::vector<DistId>>> usefulFrom;
   friend struct SpaceBuilder;
   friend struct SpaceAccess;
 };
