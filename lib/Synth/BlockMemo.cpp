@@ -31,6 +31,7 @@
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/raw_ostream.h"
 #include <chrono>
+#include <cmath>
 #include <cstring>
 #include <map>
 #include <set>
@@ -60,6 +61,117 @@ struct Exit {
   std::vector<StepChoice> choices;
   RepVector committed, transient;
 };
+
+/// What a state's holdings cost the future, per live value and per
+/// distribution a later use may require: the largest and smallest seconds
+/// over devices of getting it (0 when held; infinite when impossible).
+struct Profile {
+  std::vector<double> hi, lo;
+  llvm::SmallVector<uint8_t, 8> tags;
+};
+
+/// Cross-distribution dominance at one position. State t dominates s when
+/// g_t + Σ over live values and required distributions w of
+/// max(0, hi_t(w) − lo_s(w)) ≤ g_s: from t, every continuation of s is
+/// possible (same options and storage) and costs at most that much more,
+/// because each distribution is relaid at most once per value and a step's
+/// max over devices of a sum grows by at most the sum of the per-value
+/// largest differences. Memory is not compared (the memoised search is
+/// memory-blind; see the file comment).
+Profile profileOf(SearchSpace &space, unsigned p, const StateKey &key) {
+  Profile out;
+  constexpr double inf = std::numeric_limits<double>::infinity();
+  llvm::ArrayRef<unsigned> live = space.live(p);
+  for (unsigned j = 0; j < live.size(); ++j) {
+    const SearchSpace::HeldSet &set = space.held(key[j]);
+    out.tags.push_back(set.tag);
+    bool zero3 = set.tag == 1 + unsigned(spmd::ParamStrategy::Zero3);
+    for (DistId w : space.usefulAt(live[j], p)) {
+      if (llvm::is_contained(set.dists, w)) {
+        out.hi.push_back(0);
+        out.lo.push_back(0);
+        continue;
+      }
+      const RepVector *c =
+          space.relayoutSeconds(live[j], set.dists.front(), w, zero3);
+      if (!c) {
+        out.hi.push_back(inf);
+        out.lo.push_back(inf);
+        continue;
+      }
+      out.hi.push_back(*std::max_element(c->begin(), c->end()));
+      out.lo.push_back(*std::min_element(c->begin(), c->end()));
+    }
+  }
+  return out;
+}
+
+bool dominates(const Profile &t, double gt, const Profile &s, double gs) {
+  if (t.tags != s.tags || t.hi.size() != s.hi.size())
+    return false;
+  double budget = gs - gt, sum = 0;
+  if (budget < 0)
+    return false;
+  for (size_t i = 0; i < t.hi.size(); ++i) {
+    double a = t.hi[i], b = s.lo[i];
+    if (std::isinf(b))
+      continue; // s can never get it either.
+    if (std::isinf(a))
+      return false;
+    if (a > b && (sum += a - b) > budget)
+      return false;
+  }
+  return true;
+}
+
+/// Survivors are compared with at most this many cheaper survivors.
+static size_t kCompare = getenv("WEFT_MEMO_COMPARE")
+                             ? size_t(atoi(getenv("WEFT_MEMO_COMPARE")))
+                             : 256;
+
+/// Which of `n` states at position p survive: not dominated by a cheaper
+/// (or equal, earlier) one. `keyOf(i)`, `gOf(i)`. Compares each state with
+/// at most the kCompare cheapest survivors (fewer comparisons only prune less).
+template <typename KeyOf, typename GOf>
+std::vector<bool> survivors(SearchSpace &space, unsigned p, size_t n,
+                            KeyOf keyOf, GOf gOf) {
+  std::vector<bool> keep(n, true);
+  if (n < 2)
+    return keep;
+  std::vector<uint32_t> order(n);
+  for (uint32_t i = 0; i < n; ++i)
+    order[i] = i;
+  std::stable_sort(order.begin(), order.end(),
+                   [&](uint32_t a, uint32_t b) { return gOf(a) < gOf(b); });
+  // At most about 2^22 comparisons per call (fewer only prune less).
+  size_t limit = std::min<size_t>(kCompare, (size_t(1) << 22) / n + 1);
+  std::vector<Profile> profiles(n);
+  std::vector<uint32_t> kept;
+  for (uint32_t i : order) {
+    profiles[i] = profileOf(space, p, keyOf(i));
+    for (size_t k = 0; k < kept.size() && k < limit; ++k)
+      if (dominates(profiles[kept[k]], gOf(kept[k]), profiles[i], gOf(i))) {
+        keep[i] = false;
+        break;
+      }
+    if (keep[i])
+      kept.push_back(i);
+  }
+  return keep;
+}
+
+/// Keeps the survivors of `v` in order.
+template <typename T>
+void compact(std::vector<T> &v, const std::vector<bool> &keep) {
+  size_t o = 0;
+  for (size_t i = 0; i < v.size(); ++i)
+    if (keep[i]) {
+      if (o != i)
+        v[o] = std::move(v[i]);
+      ++o;
+    }
+  v.resize(o);
+}
 
 class MemoSearch {
 public:
@@ -94,6 +206,7 @@ private:
   unsigned reps;
   Clock::time_point start;
   uint64_t bytes = 0;
+  double incumbent = 0;
   std::map<std::vector<uint64_t>, unsigned> opTables, blockClasses;
   std::vector<int> opTableOf;
   std::map<std::pair<unsigned, std::string>, std::vector<Exit>> memo;
@@ -223,6 +336,16 @@ std::optional<std::vector<Exit>> MemoSearch::solve(unsigned a, unsigned b,
         }
       });
     }
+    size_t before = next.size();
+    compact(next,
+            survivors(
+                space, q + 1, next.size(),
+                [&](uint32_t i) -> const StateKey & { return next[i].key; },
+                [&](uint32_t i) { return next[i].g; }));
+    if (getenv("WEFT_MEMO_DEBUG"))
+      llvm::errs() << llvm::formatv(
+          "  layer {0}: {1} -> {2} states, live {3}\n", q + 1, before,
+          next.size(), space.live(q + 1).size());
   }
   std::vector<Exit> out;
   auto &last = layers.back();
@@ -262,6 +385,11 @@ std::optional<SearchOutcome> MemoSearch::run() {
   frontier[0].push_back(
       {{}, 0, ~0u, nullptr, 0, RepVector(reps, 0), RepVector(reps, 0)});
   std::set<unsigned> seenClasses;
+  // An upper bound on the memory-blind optimum: the data-parallel seeds.
+  incumbent = std::numeric_limits<double>::infinity();
+  for (bool minMemory : {false, true})
+    if (auto sd = dataParallelSeed(space, minMemory, /*memoryPruning=*/false))
+      incumbent = std::min(incumbent, sd->cost);
   for (unsigned k = 0; k + 1 < cut.size(); ++k) {
     unsigned a = cut[k], b = cut[k + 1];
     unsigned cls = classOf(a, b);
@@ -306,6 +434,17 @@ std::optional<SearchOutcome> MemoSearch::run() {
         }
       }
     }
+    // States that cannot beat the incumbent, then dominated ones.
+    double h = limits.admissible ? space.heuristic(b) : 0;
+    std::vector<bool> keep(next.size(), true);
+    for (size_t i = 0; i < next.size(); ++i)
+      keep[i] = next[i].g + h <= incumbent * (1 + 1e-12);
+    compact(next, keep);
+    compact(next,
+            survivors(
+                space, b, next.size(),
+                [&](uint32_t i) -> const StateKey & { return next[i].key; },
+                [&](uint32_t i) { return next[i].g; }));
     if (limits.progress &&
         std::chrono::duration<double>(Clock::now() - start).count() > 1)
       limits.progress(llvm::formatv("synthesis (memo): block {0}/{1}, {2} "
@@ -369,8 +508,10 @@ SearchOutcome weft::synth::search(SearchSpace &space,
       for (unsigned r = 0; r < space.numReps(); ++r)
         fits &= found->peakMemory[r] <= space.capacity()[r];
     // No plan even ignoring memory: none exists.
-    if (!found->found || fits)
+    if (!found->found || fits) {
+      found->memoised = true;
       return *found;
+    }
   }
   // Memory binds or a limit stopped the memoised search: the plain A* with
   // what is left of the limits (the memo's tables are freed first).

@@ -811,6 +811,21 @@ static const RelayoutCost &relayoutCost(SearchSpace &s, SearchSpace::Impl &impl,
   return c;
 }
 
+const RepVector *SearchSpace::relayoutSeconds(unsigned value, DistId from,
+                                              DistId to, bool zero3) {
+  const ValueInfo &info = values[value];
+  const RelayoutCost &c =
+      relayoutCost(*this, *impl, info.typeId, from, to, info.grad, zero3);
+  return c.ok ? &c.comm : nullptr;
+}
+
+llvm::ArrayRef<DistId> SearchSpace::usefulAt(unsigned value, unsigned p) const {
+  const ValueInfo &info = values[value];
+  unsigned k = std::lower_bound(info.uses.begin(), info.uses.end(), p) -
+               info.uses.begin();
+  return usefulFrom[value][k];
+}
+
 void SearchSpace::forEachChoice(
     unsigned p, llvm::function_ref<void(const StepChoice &)> f) {
   const OpInfo &op = ops[p];

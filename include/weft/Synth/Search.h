@@ -60,6 +60,8 @@ struct SearchOutcome {
   bool capped = false;
   /// Estimated peak bytes of the search's tables.
   uint64_t stateBytes = 0;
+  /// The memoised search finished and gave this plan (false: plain A*).
+  bool memoised = false;
 };
 
 /// A plan that always exists when any data-parallel plan fits: per op the

@@ -199,6 +199,13 @@ public:
     return memoryFloor_[p][r];
   }
 
+  /// Per representative, the seconds (forward + dual) of relaying `value`
+  /// from `from` to `to` as step() charges it; null when impossible.
+  const RepVector *relayoutSeconds(unsigned value, DistId from, DistId to,
+                                   bool zero3);
+  /// The distributions a use of `value` at a position >= p may require.
+  llvm::ArrayRef<DistId> usefulAt(unsigned value, unsigned p) const;
+
   spmd::DistAttr dist(DistId id) const { return dists[id]; }
   DistId intern(spmd::DistAttr d);
   /// The held set's strategy tag (0 none, 1 + ParamStrategy) and dists.

@@ -178,12 +178,22 @@ TEST(SynthTest, AStarEqualsExhaustiveEnumeration) {
     SearchOutcome a = searchAStar(**space, limits);
     limits.admissible = false;
     SearchOutcome z = searchAStar(**space, limits);
+    // The memoised search (outer DP, dominance across distributions,
+    // incumbent pruning) reaches the same optimum.
+    limits.admissible = true;
+    limits.memo = true;
+    SearchOutcome m = search(**space, limits);
     ASSERT_EQ(a.found, std::isfinite(want)) << text;
     if (!a.found)
       continue;
     ++compared;
     EXPECT_NEAR(a.cost, want, 1e-12 * want) << text;
     EXPECT_NEAR(z.cost, want, 1e-12 * want) << text;
+    ASSERT_TRUE(m.found) << text;
+    EXPECT_NEAR(m.cost, want, 1e-12 * want) << text;
+    auto memoReplayed = replay(**space, m.choices);
+    ASSERT_TRUE(memoReplayed.has_value()) << text;
+    EXPECT_NEAR(*memoReplayed, m.cost, 1e-12 * want) << text;
     EXPECT_EQ(a.gap, 0);
     EXPECT_FALSE(a.capped);
     // The choices replay to the cost found.
@@ -192,6 +202,37 @@ TEST(SynthTest, AStarEqualsExhaustiveEnumeration) {
     EXPECT_NEAR(*replayed, a.cost, 1e-12 * want);
   }
   EXPECT_GE(compared, 200u);
+}
+
+TEST(SynthTest, MemoEqualsAStarOnLongerChains) {
+  // Longer chains than enumeration allows: the memoised search (dominance
+  // across distributions, incumbent pruning) against the plain A*.
+  std::mt19937 rng(11);
+  ClusterSpec specs[] = {cluster(3, 1), cluster(2, 2)};
+  unsigned compared = 0, memoised = 0;
+  for (unsigned trial = 0; trial < 60; ++trial) {
+    const ClusterSpec &spec = specs[trial % 2];
+    std::string text = randomGraph(rng, 6 + rng() % 4);
+    mlir::MLIRContext ctx;
+    auto graph = parsePlan(ctx, text);
+    ASSERT_TRUE(graph) << text;
+    auto space = SearchSpace::build(*graph, spec, {});
+    ASSERT_TRUE(bool(space)) << llvm::toString(space.takeError()) << text;
+    SearchLimits limits;
+    limits.memo = false;
+    SearchOutcome a = search(**space, limits);
+    limits.memo = true;
+    SearchOutcome m = search(**space, limits);
+    ASSERT_EQ(a.found, m.found) << text;
+    if (!a.found)
+      continue;
+    ASSERT_FALSE(a.capped);
+    ++compared;
+    memoised += m.memoised;
+    EXPECT_NEAR(m.cost, a.cost, 1e-12 * a.cost) << text;
+  }
+  EXPECT_GE(compared, 50u);
+  EXPECT_GE(memoised, 50u);
 }
 
 /// Four identical residual MLP blocks.
@@ -238,6 +279,7 @@ TEST(SynthTest, MemoMatchesPlainSearch) {
     limits.memo = true;
     SearchOutcome memo = search(**space, limits);
     ASSERT_TRUE(plain.found && memo.found);
+    EXPECT_TRUE(memo.memoised);
     EXPECT_NEAR(memo.cost, plain.cost, 1e-12 * plain.cost);
     auto replayed = replay(**space, memo.choices);
     ASSERT_TRUE(replayed.has_value());
