@@ -5,6 +5,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "weft/Synth/Search.h"
+#include "Dominance.h"
 #include "llvm/Support/FormatVariadic.h"
 #include <chrono>
 #include <queue>
@@ -72,6 +73,8 @@ public:
   /// States dropped for memory (0: memory never bound, so dominance on
   /// cost alone was exact).
   uint64_t memoryPruned = 0;
+  /// States skipped as dominated across distributions.
+  uint64_t crossDominated = 0;
 
 private:
   double h(unsigned pos) const {
@@ -127,6 +130,10 @@ private:
   uint32_t incumbentNode = ~0u;
   /// The best seed plan when it beats every greedy completion.
   std::optional<SearchOutcome> seed;
+  /// Per position, the first closed states (the cheapest there), for
+  /// dominance across distributions (cost-only dominance runs only).
+  std::vector<std::vector<std::pair<Profile, double>>> closedAt;
+  static constexpr size_t kClosedPerPosition = 32;
 };
 
 uint32_t AStar::add(uint32_t parent, unsigned pos, const StateKey &key,
@@ -301,8 +308,26 @@ SearchOutcome AStar::run() {
     open.pop();
     Node node = nodes[top.node];
     nodes[top.node].closed = true;
-    ++out.expansions;
     StateKey key = keyOf(node);
+    // Dominance across distributions by a state closed at this position
+    // (its g is no larger: same h, popped earlier).
+    if (!pareto) {
+      if (closedAt.empty())
+        closedAt.resize(end + 1);
+      auto &list = closedAt[node.pos];
+      Profile profile = profileOf(space, node.pos, key);
+      bool dominated = false;
+      for (auto &[p, g] : list)
+        if ((dominated = dominates(p, g, profile, node.g)))
+          break;
+      if (dominated) {
+        ++crossDominated;
+        continue;
+      }
+      if (list.size() < kClosedPerPosition)
+        list.emplace_back(std::move(profile), node.g);
+    }
+    ++out.expansions;
     double hNext = h(node.pos + 1);
     space.forEachChoice(node.pos, [&](const StepChoice &c) {
       auto r = space.step(node.pos, key, c);
@@ -321,8 +346,10 @@ SearchOutcome AStar::run() {
         return;
       }
       uint32_t id = add(top.node, node.pos + 1, r->next, mem.data(), g, &c);
+      // Pathmax: a child's completion is one of its parent's (h need not
+      // be consistent).
       if (id != ~0u)
-        open.push({g + hNext, g, id});
+        open.push({std::max(top.f, g + hNext), g, id});
     });
   }
   uint32_t best = ~0u;
@@ -346,6 +373,8 @@ SearchOutcome AStar::run() {
   out.stateBytes = std::max(out.stateBytes, tableBytes());
   if (!out.capped)
     out.lowerBound = out.cost;
+  else
+    out.lowerBound = std::max(out.lowerBound, h(0));
   out.gap = out.found && out.cost > 0
                 ? std::max(0.0, (out.cost - out.lowerBound) / out.cost)
                 : 0;

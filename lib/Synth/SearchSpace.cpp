@@ -126,6 +126,7 @@ struct SpaceBuilder {
   llvm::Error makeMesh(const ClusterSpec &spec, llvm::ArrayRef<double> ratios);
   llvm::Error makeOptions(unsigned p);
   void finish();
+  void chainBound(const std::vector<std::vector<double>> &nodeCost);
 };
 } // namespace weft::synth
 
@@ -489,11 +490,14 @@ void SpaceBuilder::finish() {
   // max over devices of the summed cheapest compute).
   s.memoryFloor_.assign(n + 1, RepVector(reps, 0));
   std::vector<double> costFloor(n + 1, 0);
+  constexpr double inf = std::numeric_limits<double>::infinity();
+  std::vector<std::vector<double>> nodeCost(n);
   for (int p = int(n) - 1; p >= 0; --p) {
     const OpInfo &op = s.ops[p];
     RepVector least(reps, std::numeric_limits<double>::infinity());
     double leastCost = std::numeric_limits<double>::infinity();
-    for (const OpOption &option : op.options) {
+    nodeCost[p].assign(op.options.size(), inf);
+    for (auto [oi, option] : llvm::enumerate(op.options)) {
       RepVector need(option.kept.begin(), option.kept.end());
       RepVector sync(reps, 0);
       double optimizer = 0;
@@ -529,10 +533,10 @@ void SpaceBuilder::finish() {
         continue;
       for (unsigned r = 0; r < reps; ++r)
         least[r] = std::min(least[r], need[r]);
-      leastCost = std::min(
-          leastCost,
+      nodeCost[p][oi] =
           *std::max_element(option.compute.begin(), option.compute.end()) +
-              *std::max_element(sync.begin(), sync.end()) + optimizer);
+          *std::max_element(sync.begin(), sync.end()) + optimizer;
+      leastCost = std::min(leastCost, nodeCost[p][oi]);
     }
     for (unsigned r = 0; r < reps; ++r)
       s.memoryFloor_[p][r] =
@@ -542,6 +546,104 @@ void SpaceBuilder::finish() {
   }
   for (unsigned p = 0; p <= n; ++p)
     s.suffixH[p] = std::max(s.suffixH[p], costFloor[p]);
+  chainBound(nodeCost);
+}
+
+/// The chain bound (docs/Synthesis.md): the ops are covered by disjoint
+/// chains, each op linked to the producer of its largest operand whose
+/// producer has no chain successor yet, so
+/// that every value carries at most one chain edge. A plan pays, per op, at
+/// least its node cost (compute, least gradient sync, least optimizer) and, per
+/// chain edge, at least the relayout (least over devices) between the
+/// producer's result distribution and the distribution the consumer requires —
+/// each value pays for each distribution it is relaid to once, and a step's max
+/// over devices of (sync + relayouts) is at least the max of the sync plus the
+/// least over devices of each relayout. A backward DP per chain gives the
+/// least such cost of the chain's suffix; summed over chains (edges from
+/// ops already done are dropped) it bounds the remaining cost: admissible.
+void SpaceBuilder::chainBound(
+    const std::vector<std::vector<double>> &nodeCost) {
+  constexpr double inf = std::numeric_limits<double>::infinity();
+  unsigned n = s.ops.size();
+  std::vector<int> next(n, -1), prev(n, -1);
+  std::vector<unsigned> edgeValue(n, 0), edgeSlot(n, 0);
+  for (unsigned q = 0; q < n; ++q) {
+    const OpInfo &op = s.ops[q];
+    int bestSlot = -1;
+    double bestSize = -1;
+    for (auto [i, v] : llvm::enumerate(op.operands)) {
+      const ValueInfo &info = s.values[v];
+      if (info.defPos < 0 || next[info.defPos] >= 0)
+        continue;
+      double size = 1;
+      for (int64_t d : info.shape)
+        size *= double(d);
+      if (size > bestSize) {
+        bestSize = size;
+        bestSlot = int(i);
+      }
+    }
+    if (bestSlot < 0)
+      continue;
+    unsigned v = op.operands[bestSlot];
+    unsigned d = unsigned(s.values[v].defPos);
+    next[d] = int(q);
+    prev[q] = int(d);
+    edgeValue[q] = v;
+    edgeSlot[q] = unsigned(bestSlot);
+  }
+  // B[q][o]: least cost of the chain from q on with q at option o.
+  std::vector<std::vector<double>> best(n);
+  std::vector<double> suffix(n, 0);
+  for (int q = int(n) - 1; q >= 0; --q) {
+    const OpInfo &op = s.ops[q];
+    best[q] = nodeCost[q];
+    if (next[q] >= 0) {
+      unsigned c = unsigned(next[q]);
+      unsigned v = edgeValue[c], slot = edgeSlot[c];
+      unsigned r = llvm::find(op.results, v) - op.results.begin();
+      // Per required distribution, the least chain cost of the successor.
+      std::map<DistId, double> byWant;
+      for (auto [o, option] : llvm::enumerate(s.ops[c].options)) {
+        DistId w = option.operands[slot];
+        auto [it, inserted] = byWant.try_emplace(w, best[c][o]);
+        if (!inserted)
+          it->second = std::min(it->second, best[c][o]);
+      }
+      std::map<DistId, double> byResult;
+      for (auto [o, option] : llvm::enumerate(op.options)) {
+        DistId u = option.results[r];
+        auto [it, inserted] = byResult.try_emplace(u, inf);
+        if (inserted) {
+          for (auto &[w, b] : byWant) {
+            double e = 0;
+            if (w != kNoDist && w != u) {
+              const RepVector *c = s.relayoutSeconds(v, u, w, false);
+              e = c ? *std::min_element(c->begin(), c->end()) : inf;
+            }
+            it->second = std::min(it->second, e + b);
+          }
+        }
+        best[q][o] += it->second;
+      }
+    }
+    double m = inf;
+    for (double b : best[q])
+      m = std::min(m, b);
+    suffix[q] = std::isfinite(m) ? m : 0;
+  }
+  // h(p) = Σ over chains of the suffix bound of the chain's first op >= p.
+  std::vector<double> diff(n + 2, 0);
+  for (unsigned q = 0; q < n; ++q) {
+    unsigned from = prev[q] >= 0 ? unsigned(prev[q]) + 1 : 0;
+    diff[from] += suffix[q];
+    diff[q + 1] -= suffix[q];
+  }
+  double h = 0;
+  for (unsigned p = 0; p <= n; ++p) {
+    h += diff[p];
+    s.suffixH[p] = std::max(s.suffixH[p], std::max(0.0, h));
+  }
 }
 
 llvm::Expected<std::unique_ptr<SearchSpace>>
