@@ -292,21 +292,50 @@ llvm::Expected<Round> searchRound(mlir::ModuleOp graph, const ClusterSpec &spec,
   if (!round.found.found)
     return noPlanError(space, limits, round.found);
   mlir::func::FuncOp main = mainOf(graph);
-  auto choice = planChoiceOf(space, graph, round.found.choices, main);
-  if (!choice)
-    return choice.takeError();
-  auto plan =
-      spmd::buildProgram(graph, *choice, chooserOf(space, round.found.choices));
-  if (!plan)
-    return makeError(ExitInternal, "synthesis: the plan does not build: {0}",
-                     llvm::toString(plan.takeError()));
-  if (mlir::failed(mlir::verify(**plan)))
-    return makeError(ExitInternal, "synthesis: the plan does not verify");
-  auto estimate = evaluatePlan(**plan, spec, options.eval);
-  if (!estimate)
-    return estimate.takeError();
-  round.evaluated = estimate->stepSeconds;
-  round.plan = std::move(*plan);
+  struct Built {
+    mlir::OwningOpRef<mlir::ModuleOp> plan;
+    double evaluated = 0;
+  };
+  auto buildAndScore =
+      [&](llvm::ArrayRef<StepChoice> choices) -> llvm::Expected<Built> {
+    auto choice = planChoiceOf(space, graph, choices, main);
+    if (!choice)
+      return choice.takeError();
+    auto plan = spmd::buildProgram(graph, *choice, chooserOf(space, choices));
+    if (!plan)
+      return makeError(ExitInternal, "synthesis: the plan does not build: {0}",
+                       llvm::toString(plan.takeError()));
+    if (mlir::failed(mlir::verify(**plan)))
+      return makeError(ExitInternal, "synthesis: the plan does not verify");
+    auto estimate = evaluatePlan(**plan, spec, options.eval);
+    if (!estimate)
+      return estimate.takeError();
+    return Built{std::move(*plan), estimate->stepSeconds};
+  };
+  auto scored = buildAndScore(round.found.choices);
+  if (!scored)
+    return scored.takeError();
+  // The evaluator is the only scorer: where the search's pricing and the
+  // scored plan disagree (docs/Synthesis.md "The plan"), the data-parallel
+  // seeds, scored by the evaluator too, are kept when they are better.
+  for (bool minMemory : {false, true}) {
+    auto seed = dataParallelSeed(space, minMemory, limits.memoryPruning);
+    if (!seed || seed->choices == round.found.choices)
+      continue;
+    auto other = buildAndScore(seed->choices);
+    if (!other) {
+      llvm::consumeError(other.takeError());
+      continue;
+    }
+    if (other->evaluated < scored->evaluated) {
+      scored = std::move(other);
+      round.found.choices = std::move(seed->choices);
+      round.found.cost = seed->cost;
+      round.found.peakMemory = std::move(seed->peakMemory);
+    }
+  }
+  round.evaluated = scored->evaluated;
+  round.plan = std::move(scored->plan);
   return round;
 }
 

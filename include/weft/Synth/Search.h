@@ -64,6 +64,13 @@ struct SearchOutcome {
   bool memoised = false;
 };
 
+/// A beam search over the positions keeping the `width` cheapest states per
+/// position (duplicates merged): an incumbent, not an optimum. None when
+/// every state dies. Adds the states expanded to `*expansions`.
+std::optional<SearchOutcome> beamSeed(SearchSpace &space, unsigned width,
+                                      bool memoryPruning = true,
+                                      uint64_t *expansions = nullptr);
+
 /// A plan that always exists when any data-parallel plan fits: per op the
 /// option that keeps the most activation dims split on dim 0 (the batch),
 /// splits parameters least, then the cheapest step; parameters replicated

@@ -151,6 +151,9 @@ struct StepChoice {
   /// Storage option index per first-used parameter operand, in operand
   /// order (0 for other operands).
   llvm::SmallVector<uint8_t, 4> storage;
+  bool operator==(const StepChoice &o) const {
+    return option == o.option && storage == o.storage;
+  }
 };
 
 /// The space for one graph program, cluster and fixed ratios.

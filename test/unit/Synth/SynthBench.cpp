@@ -75,6 +75,7 @@ TEST(SynthBench, CompareSteps) {
   ASSERT_TRUE(graph);
   SynthOptions options;
   options.memo = false;
+  options.fixedRatios = std::getenv("WEFT_SYNTH_FIXED") != nullptr;
   if (const char *n = std::getenv("WEFT_SYNTH_MAX_EXPANSIONS"))
     options.maxExpansions = std::strtoull(n, nullptr, 10);
   auto result = synthesize(*graph, *spec, options);
