@@ -64,9 +64,7 @@ struct Exit {
 };
 
 /// Survivors are compared with at most this many cheaper survivors.
-static size_t kCompare = getenv("WEFT_MEMO_COMPARE")
-                             ? size_t(atoi(getenv("WEFT_MEMO_COMPARE")))
-                             : 256;
+constexpr size_t kCompare = 256;
 
 /// Which of `n` states at position p survive: not dominated by a cheaper
 /// (or equal, earlier) one. `keyOf(i)`, `gOf(i)`. Compares each state with
