@@ -258,8 +258,10 @@ SearchOutcome AStar::run() {
     incumbentNode = inc->second;
   }
   // Data-parallel seeds: an incumbent whenever such a plan fits.
-  for (bool minMemory : {false, true})
-    if (auto sd = dataParallelSeed(space, minMemory, limits.memoryPruning);
+  for (int mode = 0; mode < 3; ++mode)
+    if (auto sd = mode < 2
+                      ? dataParallelSeed(space, mode == 1, limits.memoryPruning)
+                      : leastMemorySeed(space, limits.memoryPruning);
         sd && sd->cost < incumbent) {
       incumbent = sd->cost;
       incumbentNode = ~0u;
@@ -530,9 +532,27 @@ std::optional<SearchOutcome> weft::synth::beamSeed(SearchSpace &space,
   return out;
 }
 
+namespace {
+enum class SeedMode { Replicated, MinStorage, LeastMemory };
+std::optional<SearchOutcome> seedOf(SearchSpace &space, SeedMode mode,
+                                    bool memoryPruning);
+} // namespace
+
 std::optional<SearchOutcome> weft::synth::dataParallelSeed(SearchSpace &space,
                                                            bool minMemory,
                                                            bool memoryPruning) {
+  return seedOf(space, minMemory ? SeedMode::MinStorage : SeedMode::Replicated,
+                memoryPruning);
+}
+
+std::optional<SearchOutcome> weft::synth::leastMemorySeed(SearchSpace &space,
+                                                          bool memoryPruning) {
+  return seedOf(space, SeedMode::LeastMemory, memoryPruning);
+}
+
+namespace {
+std::optional<SearchOutcome> seedOf(SearchSpace &space, SeedMode mode,
+                                    bool memoryPruning) {
   unsigned reps = space.numReps(), end = space.numPositions();
   StateKey key;
   SearchOutcome out;
@@ -565,7 +585,7 @@ std::optional<SearchOutcome> weft::synth::dataParallelSeed(SearchSpace &space,
           auto opts = space.storageOptions(v, option.operands[i]);
           if (c.storage[i] < opts.size()) {
             const StorageOption &so = opts[c.storage[i]];
-            if (minMemory)
+            if (mode != SeedMode::Replicated)
               storage +=
                   *std::max_element(so.committed.begin(), so.committed.end());
             else
@@ -588,6 +608,16 @@ std::optional<SearchOutcome> weft::synth::dataParallelSeed(SearchSpace &space,
             return;
       std::tuple<int, int, double, double> k{-batchSplits, paramSplits, storage,
                                              r->cost};
+      if (mode == SeedMode::LeastMemory) {
+        // The fullest device after the step, as a share of its capacity.
+        double fullest = 0;
+        for (unsigned i = 0; i < reps; ++i)
+          fullest =
+              std::max(fullest, (committed[i] + r->committed[i] +
+                                 std::max(transient[i], r->transient[i])) /
+                                    space.capacity()[i]);
+        k = {0, 0, fullest, r->cost};
+      }
       if (!best || k < bestKey) {
         best = std::move(r);
         bestChoice = c;
@@ -609,6 +639,8 @@ std::optional<SearchOutcome> weft::synth::dataParallelSeed(SearchSpace &space,
     out.peakMemory.push_back(committed[i] + transient[i]);
   return out;
 }
+
+} // namespace
 
 std::optional<double> weft::synth::replay(SearchSpace &space,
                                           llvm::ArrayRef<StepChoice> choices,

@@ -318,8 +318,10 @@ llvm::Expected<Round> searchRound(mlir::ModuleOp graph, const ClusterSpec &spec,
   // The evaluator is the only scorer: where the search's pricing and the
   // scored plan disagree (docs/Synthesis.md "The plan"), the data-parallel
   // seeds, scored by the evaluator too, are kept when they are better.
-  for (bool minMemory : {false, true}) {
-    auto seed = dataParallelSeed(space, minMemory, limits.memoryPruning);
+  for (int mode = 0; mode < 3; ++mode) {
+    auto seed = mode < 2
+                    ? dataParallelSeed(space, mode == 1, limits.memoryPruning)
+                    : leastMemorySeed(space, limits.memoryPruning);
     if (!seed || seed->choices == round.found.choices)
       continue;
     auto other = buildAndScore(seed->choices);

@@ -64,6 +64,13 @@ struct SearchOutcome {
   bool memoised = false;
 };
 
+/// Per op the option that leaves the fullest device least full (committed
+/// plus transient over capacity), then the cheapest step: a plan near the
+/// memory floor when data parallelism does not fit. None when impossible or
+/// over memory (with memoryPruning).
+std::optional<SearchOutcome> leastMemorySeed(SearchSpace &space,
+                                             bool memoryPruning = true);
+
 /// A beam search over the positions keeping the `width` cheapest states per
 /// position (duplicates merged): an incumbent, not an optimum. None when
 /// every state dies. Adds the states expanded to `*expansions`.

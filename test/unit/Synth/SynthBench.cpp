@@ -10,6 +10,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "../Eval/EvalTestUtil.h"
+#include "weft/Synth/Search.h"
 #include "weft/Synth/Synthesize.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/raw_ostream.h"
@@ -99,5 +100,46 @@ TEST(SynthBench, CompareSteps) {
     std::error_code ec;
     llvm::raw_fd_ostream os(dump, ec);
     result->plan->print(os);
+  }
+}
+
+TEST(SynthBench, Seeds) {
+  const char *model = std::getenv("WEFT_SYNTH_MODEL");
+  const char *clusterPath = std::getenv("WEFT_SYNTH_CLUSTER");
+  if (!model || !clusterPath || !std::getenv("WEFT_SYNTH_SEEDS"))
+    GTEST_SKIP() << "set WEFT_SYNTH_MODEL, WEFT_SYNTH_CLUSTER, "
+                    "WEFT_SYNTH_SEEDS";
+  auto spec = loadClusterSpec(clusterPath);
+  ASSERT_TRUE(bool(spec));
+  mlir::MLIRContext ctx;
+  test::loadDialects(ctx);
+  auto graph = mlir::parseSourceFile<mlir::ModuleOp>(model, &ctx);
+  ASSERT_TRUE(graph);
+  auto space = synth::SearchSpace::build(*graph, *spec, {});
+  ASSERT_TRUE(bool(space));
+  synth::SearchSpace &s = **space;
+  for (unsigned r = 0; r < s.numReps(); ++r)
+    llvm::outs() << llvm::formatv(
+        "rep {0}: floor {1:f2} GB, capacity {2:f2} GB\n", r,
+        s.memoryFloor(0, r) / 1e9, s.capacity()[r] / 1e9);
+  for (bool pruning : {true, false}) {
+    auto least = synth::leastMemorySeed(s, pruning);
+    llvm::outs() << "least-memory seed pruning=" << pruning << ": "
+                 << (least ? std::to_string(least->cost) : "none") << "\n";
+  }
+  for (bool minMemory : {false, true}) {
+    for (bool pruning : {true, false}) {
+      auto seed = synth::dataParallelSeed(s, minMemory, pruning);
+      llvm::outs() << llvm::formatv(
+          "seed minMemory={0} pruning={1}: ", minMemory, pruning);
+      if (!seed) {
+        llvm::outs() << "none\n";
+        continue;
+      }
+      llvm::outs() << llvm::formatv("{0:f4} s, peak", seed->cost);
+      for (double m : seed->peakMemory)
+        llvm::outs() << llvm::formatv(" {0:f2}", m / 1e9);
+      llvm::outs() << " GB\n";
+    }
   }
 }
