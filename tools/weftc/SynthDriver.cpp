@@ -201,7 +201,8 @@ llvm::Error weft::synthesizeAndWrite(const SynthFlags &flags,
     if (!b)
       return b.takeError();
     context.baselines.emplace_back(row.name, b->stepSeconds);
-    os << llvm::formatv("  vs {0,-6} {1,10} ({2:F2}x, same evaluation)\n",
+    os << llvm::formatv("  vs {0,-6} {1,10} ({2:F2}x; re-evaluated like the "
+                        "plan, with gradient-sync overlap)\n",
                         row.name, formatSeconds(b->stepSeconds),
                         b->stepSeconds / estimate->stepSeconds);
     double best =
