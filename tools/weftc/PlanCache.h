@@ -4,11 +4,11 @@
 // A repeated `weftc -o` on the same model, cluster and options reuses the
 // plan it synthesised before: the key is the SHA-256 of the weftc build
 // (executable size and time), the model's fingerprint, the cluster spec's
-// text and every option that changes the search; the entry is the plan.mlir and the synthesis record. The cache
-// lives in $WEFT_CACHE_DIR, else $XDG_CACHE_HOME/weft, else ~/.cache/weft
-// (under plans/<key>/); `--no-cache` bypasses it. A damaged entry is
-// ignored (and rewritten), never trusted: the plan is re-verified and
-// re-evaluated on every hit.
+// text and every option that changes the search; the entry is the plan.mlir and
+// the synthesis record. The cache lives in $WEFT_CACHE_DIR, else
+// $XDG_CACHE_HOME/weft, else ~/.cache/weft (under plans/<key>/); `--no-cache`
+// bypasses it. A damaged entry is ignored (and rewritten), never trusted: the
+// plan is re-verified and re-evaluated on every hit.
 //
 //===----------------------------------------------------------------------===//
 
