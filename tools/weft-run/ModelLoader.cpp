@@ -9,11 +9,8 @@
 using namespace weft;
 
 llvm::Expected<mlir::OwningOpRef<mlir::ModuleOp>>
-weft::loadGraphProgram(mlir::MLIRContext &context, llvm::StringRef path,
-                       const ImportOptions &options) {
-  registerImportDialects(context);
-  if (!path.endswith(".mlir"))
-    return importOnnxFile(context, path, options);
+weft::parseModuleFile(mlir::MLIRContext &context, llvm::StringRef path,
+                      llvm::StringRef what) {
   std::string message;
   mlir::ScopedDiagnosticHandler handler(&context, [&](mlir::Diagnostic &diag) {
     if (message.empty()) {
@@ -26,7 +23,17 @@ weft::loadGraphProgram(mlir::MLIRContext &context, llvm::StringRef path,
   mlir::OwningOpRef<mlir::ModuleOp> module =
       mlir::parseSourceFile<mlir::ModuleOp>(path, sources, &context);
   if (!module)
-    return badInput("cannot load '{0}': {1}", path,
+    return badInput("cannot load {0}'{1}': {2}",
+                    what.empty() ? "" : (what + " ").str(), path,
                     message.empty() ? "unreadable file" : message);
   return module;
+}
+
+llvm::Expected<mlir::OwningOpRef<mlir::ModuleOp>>
+weft::loadGraphProgram(mlir::MLIRContext &context, llvm::StringRef path,
+                       const ImportOptions &options) {
+  registerImportDialects(context);
+  if (!path.endswith(".mlir"))
+    return importOnnxFile(context, path, options);
+  return parseModuleFile(context, path, "");
 }

@@ -10,6 +10,12 @@
 
 namespace weft {
 
+/// Parses the MLIR module in `path`; bad input (exit 1) naming `what`, the
+/// file and the first diagnostic when it cannot.
+llvm::Expected<mlir::OwningOpRef<mlir::ModuleOp>>
+parseModuleFile(mlir::MLIRContext &context, llvm::StringRef path,
+                llvm::StringRef what);
+
 /// Loads `path`: a graph program (`.mlir`, parsed and verified) or an ONNX
 /// model (`.onnx`, `.onnxtext`, imported with `options`).
 llvm::Expected<mlir::OwningOpRef<mlir::ModuleOp>>

@@ -1,6 +1,7 @@
 //===- PlanRun.cpp - weft-run --plan: verify an spmd plan -----------------===//
 
 #include "PlanRun.h"
+#include "ModelLoader.h"
 #include "Spmd/IR/SpmdDialect.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/Parser/Parser.h"
@@ -21,21 +22,7 @@ weft::loadPlan(mlir::MLIRContext &context, llvm::StringRef path) {
   registerImportDialects(context);
   context.getOrLoadDialect<spmd::SpmdDialect>();
   context.loadAllAvailableDialects();
-  std::string message;
-  mlir::ScopedDiagnosticHandler handler(&context, [&](mlir::Diagnostic &diag) {
-    if (message.empty()) {
-      llvm::raw_string_ostream os(message);
-      os << diag.getLocation() << ": " << diag.str();
-    }
-    return mlir::success();
-  });
-  llvm::SourceMgr sources;
-  mlir::OwningOpRef<mlir::ModuleOp> module =
-      mlir::parseSourceFile<mlir::ModuleOp>(path, sources, &context);
-  if (!module)
-    return badInput("cannot load plan '{0}': {1}", path,
-                    message.empty() ? "unreadable file" : message);
-  return module;
+  return parseModuleFile(context, path, "plan");
 }
 
 llvm::Expected<unsigned> weft::planDevices(mlir::ModuleOp plan) {
