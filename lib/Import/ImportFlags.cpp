@@ -31,7 +31,11 @@ ImportFlags::ImportFlags(cl::OptionCategory &category)
                clEnumValN(ProxyLoss::None, "none", "no proxy (default)"),
                clEnumValN(ProxyLoss::Sum, "sum", "sum of the first output"),
                clEnumValN(ProxyLoss::Mean, "mean", "mean of the first output")),
-           cl::init(ProxyLoss::None), cl::cat(category)) {}
+           cl::init(ProxyLoss::None), cl::cat(category)),
+      noFuse("no-fuse",
+             cl::desc("Keep elementwise chains as exported (by default the "
+                      "erf form of GELU becomes one graph.gelu)"),
+             cl::cat(category)) {}
 
 static llvm::Expected<std::pair<std::string, std::vector<int64_t>>>
 parseInputShape(llvm::StringRef text) {
@@ -71,5 +75,6 @@ llvm::Expected<ImportOptions> ImportFlags::resolve(unsigned numDevices) const {
   options.frozen.insert(frozen.begin(), frozen.end());
   options.withWeights = withWeights;
   options.proxyLoss = loss;
+  options.fuse = !noFuse;
   return options;
 }

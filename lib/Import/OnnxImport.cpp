@@ -2,6 +2,7 @@
 
 #include "weft/Import/OnnxImport.h"
 #include "Graph/IR/GraphDialect.h"
+#include "Graph/Transforms/Passes.h"
 #include "Importer.h"
 #include "OnnxModel.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -36,5 +37,9 @@ weft::importOnnxFile(mlir::MLIRContext &context, llvm::StringRef path,
   if (auto err = prepareOnnxModel(model, options, r))
     return std::move(err);
   GraphImporter importer(context, model, options, r, path);
-  return importer.run();
+  auto module = importer.run();
+  if (module && options.fuse)
+    for (auto func : (*module)->getOps<mlir::func::FuncOp>())
+      r.fusedGelus += graph::fuseGelu(func);
+  return module;
 }

@@ -129,15 +129,22 @@ LinearProgram::Status LinearProgram::solve(Sense sense, int iterationLimit) {
   params.msg_lev = GLP_MSG_OFF;
   params.it_lim = iterationLimit;
   params.presolve = GLP_ON;
-  Status status = outcome(p, glp_simplex(p, &params));
-  if (status == Status::Failed) {
-    // Presolve can fail numerically on large LPs: retry from an advanced
-    // basis without it, then with the dual simplex from the standard basis.
+  int ret = glp_simplex(p, &params);
+  Status status = outcome(p, ret);
+  if (status == Status::Failed || ret == GLP_ENOPFS) {
+    // Presolve can fail numerically on large LPs, and its infeasibility
+    // verdict is not final: a ratio LP with a known feasible point was
+    // declared infeasible by presolve and by the primal simplex from an
+    // advanced basis, and solved from the standard basis. Retry without
+    // presolve from an advanced basis, then from the standard basis with
+    // the primal and with the dual simplex; infeasible only when all say so.
     params.presolve = GLP_OFF;
     glp_adv_basis(p, 0);
     status = outcome(p, glp_simplex(p, &params));
-    if (status == Status::Failed) {
-      params.meth = GLP_DUALP;
+    for (int method : {GLP_PRIMAL, GLP_DUALP}) {
+      if (status != Status::Failed && status != Status::Infeasible)
+        break;
+      params.meth = method;
       glp_std_basis(p);
       status = outcome(p, glp_simplex(p, &params));
     }

@@ -14,6 +14,12 @@ namespace weft::graph {
 #define GEN_PASS_DECL
 #include "Graph/Transforms/Passes.h.inc"
 
+/// Replaces every erf-form GELU chain, x · 0.5 · (1 + erf(x / √2)) in any
+/// association of the product, by one `graph.gelu` (the pass
+/// graph-fuse-gelu; the importer runs it unless told not to). Returns how
+/// many chains were fused.
+unsigned fuseGelu(mlir::func::FuncOp func);
+
 #define GEN_PASS_REGISTRATION
 #include "Graph/Transforms/Passes.h.inc"
 

@@ -46,4 +46,47 @@ def UnpackProjections : Pass<"graph-unpack-projections", "::mlir::func::FuncOp">
   let dependentDialects = ["::weft::graph::GraphDialect"];
 }
 
+def FuseGelu : Pass<"graph-fuse-gelu", "::mlir::func::FuncOp"> {
+  let summary = "fuse the erf form of GELU into graph.gelu";
+  let description = [{
+    ONNX before opset 20 has no Gelu operator, so PyTorch (and weft-zoo)
+    export `gelu(x)` as five elementwise ops: `x / √2`, `erf`, `+ 1`,
+    `· x`, `· 0.5`. Each of them is an op the synthesizer must place and
+    each keeps its own tensor for the backward pass: the chain keeps three
+    tensors of x's size where `graph.gelu` keeps x alone (DESIGN.md §3.1).
+    On BERT-MoE's expert FFNs that is 32 GB per layer at HAP's batch.
+
+    The pass matches, from every `graph.erf`: its input `x / c` with c = √2
+    (or `x · c` with c = 1/√2), its single user `+ 1`, and the product of x,
+    0.5 and that sum in any association (`(x · a) · 0.5`, `x · (a · 0.5)`,
+    `(x · 0.5) · a`), each intermediate with one use and the constants splat
+    (within 1e-3, so bf16 exports match). The chain is replaced by
+    `graph.gelu %x`, which the interpreter computes in the same erf form;
+    constants left unused are erased. Anything else is left alone.
+
+    The importer runs the same rewrite after import unless `--no-fuse` is
+    given, so weftc, weft-run and weft-translate see the same program.
+
+    Example:
+
+    ```mlir
+    %c = graph.constant dense<1.41421354> : tensor<f32> : tensor<f32>
+    %one = graph.constant dense<1.0> : tensor<f32> : tensor<f32>
+    %half = graph.constant dense<0.5> : tensor<f32> : tensor<f32>
+    %t = graph.div %x, %c : (tensor<4x8xf32>, tensor<f32>) -> tensor<4x8xf32>
+    %e = graph.erf %t : tensor<4x8xf32>
+    %a = graph.add %e, %one : (tensor<4x8xf32>, tensor<f32>) -> tensor<4x8xf32>
+    %m = graph.mul %x, %a : (tensor<4x8xf32>, tensor<4x8xf32>) -> tensor<4x8xf32>
+    %y = graph.mul %m, %half : (tensor<4x8xf32>, tensor<f32>) -> tensor<4x8xf32>
+    ```
+
+    becomes
+
+    ```mlir
+    %y = graph.gelu %x : tensor<4x8xf32>
+    ```
+  }];
+  let dependentDialects = ["::weft::graph::GraphDialect"];
+}
+
 #endif // WEFT_GRAPH_PASSES

@@ -28,6 +28,7 @@ public:
   llvm::cl::list<std::string> frozen;
   llvm::cl::opt<bool> withWeights;
   llvm::cl::opt<ProxyLoss> loss;
+  llvm::cl::opt<bool> noFuse;
 };
 
 } // namespace weft

@@ -35,6 +35,9 @@ struct ImportOptions {
   bool withWeights = false;
   /// What to do when no output is a scalar loss (--loss).
   ProxyLoss proxyLoss = ProxyLoss::None;
+  /// Fuse the erf form of GELU into graph.gelu after import
+  /// (graph-fuse-gelu; false: --no-fuse).
+  bool fuse = true;
 };
 
 /// Facts about the import that tools report.
@@ -52,6 +55,8 @@ struct ImportReport {
   std::string lossName;
   /// Number of ONNX nodes folded into constants (shape computations).
   unsigned foldedNodes = 0;
+  /// Number of GELU chains fused into graph.gelu.
+  unsigned fusedGelus = 0;
 };
 
 /// Imports the ONNX model at `path` (binary `.onnx` or textual `.onnxtext`)
