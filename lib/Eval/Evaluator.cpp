@@ -9,6 +9,7 @@
 #include "Graph/IR/GraphOps.h"
 #include "PlanEvaluator.h"
 #include "weft/Analysis/GraphCostModel.h"
+#include "weft/Spmd/RecipeStats.h"
 #include "weft/Support/Error.h"
 
 using namespace weft;
@@ -222,7 +223,36 @@ void PlanEvaluator::visitLocal(LocalOp op) {
               .isa<mlir::FloatType>())
         needsGradient.insert(r);
   priceCompute(op, &op.getBody(), grad);
+  priceRecipeStats(op, grad);
   closeStep(("local " + op.getVariant()).str());
+}
+
+void PlanEvaluator::priceRecipeStats(LocalOp op, bool grad) {
+  Operation *inner = recipeOp(op);
+  if (!inner)
+    return;
+  for (const RecipeStat &stat :
+       recipeStats(inner, op.getVariant(), layout.sizes())) {
+    auto bytesOf = [&](unsigned d) {
+      Shape shard;
+      if (stat.operand >= 0) {
+        Value in = op.getInputs()[stat.operand];
+        shard = layout.shardShape(in.getType().cast<RankedTensorType>(),
+                                  distOf(in), d);
+      }
+      return statElements(stat, shard) *
+             elementBytes(
+                 inner->getOperand(0).getType().cast<RankedTensorType>());
+    };
+    std::vector<double> fwd(n), dual(n);
+    priceAlong(Collective::AllReduce, 1u << stat.axis, bytesOf, {}, fwd);
+    if (grad && stat.hasDual)
+      priceAlong(Collective::AllReduce, 1u << stat.axis, bytesOf, {}, dual);
+    for (unsigned d = 0; d < n; ++d) {
+      step.comm[d] += fwd[d] + dual[d];
+      step.dual[d] += dual[d];
+    }
+  }
 }
 
 void PlanEvaluator::visitTopLevelGraphOp(Operation *op) {

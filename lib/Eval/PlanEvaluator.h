@@ -85,6 +85,8 @@ private:
   void visitParameter(ParameterOp op);
   llvm::Error visitRelayout(Operation *op);
   void visitLocal(LocalOp op);
+  /// The all-reduces inside the recipe (weft/Spmd/RecipeStats.h).
+  void priceRecipeStats(LocalOp op, bool grad);
   void visitTopLevelGraphOp(Operation *op);
   /// Prices the graph ops of a region (or one op) on every device given
   /// the shard shapes of the region's inputs and yielded results.

@@ -19,6 +19,7 @@
 #include "weft/Analysis/GraphCostModel.h"
 #include "weft/Eval/MeshLayout.h"
 #include "weft/Ratio/StepCollapse.h"
+#include "weft/Spmd/RecipeStats.h"
 #include "weft/Support/Error.h"
 #include "llvm/ADT/DenseSet.h"
 #include <cmath>
@@ -93,6 +94,8 @@ private:
   void priceAlong(Collective kind, AxisMask axes,
                   llvm::function_ref<LinearCost(unsigned)> bytesOf,
                   CollectiveChoice choice, std::vector<Form> &into);
+  /// The all-reduces inside the recipe (weft/Spmd/RecipeStats.h).
+  void priceRecipeStats(LocalOp op, bool grad);
   void noteTransient(unsigned d, const LinearCost &bytes) {
     double v = valueAt(bytes, at);
     if (v > transient[d].first)
@@ -566,7 +569,41 @@ void PlanPricer::visitLocal(LocalOp op) {
               .isa<mlir::FloatType>())
         needsGradient.insert(r);
   priceCompute(op, &op.getBody(), grad);
+  priceRecipeStats(op, grad);
   closeStep(("local " + op.getVariant()).str());
+}
+
+void PlanPricer::priceRecipeStats(LocalOp op, bool grad) {
+  Operation *inner = recipeOp(op);
+  if (!inner)
+    return;
+  llvm::SmallVector<RecipeStat, 2> stats =
+      recipeStats(inner, op.getVariant(), layout.sizes());
+  if (stats.empty())
+    return;
+  double eb =
+      elementBytes(inner->getOperand(0).getType().cast<RankedTensorType>());
+  for (const RecipeStat &stat : stats) {
+    auto bytesOf = [&](unsigned d) {
+      ShapeForm form;
+      ShapeForm operand;
+      if (stat.operand >= 0) {
+        Value in = op.getInputs()[stat.operand];
+        operand =
+            shapeForm(in.getType().cast<RankedTensorType>(), distOf(in), d);
+      }
+      for (auto [i, extent] : llvm::enumerate(stat.shape)) {
+        int from = i < stat.fromDim.size() ? stat.fromDim[i] : -1;
+        form.push_back(from >= 0 && size_t(from) < operand.size()
+                           ? operand[from]
+                           : constantCost(double(extent)));
+      }
+      return scaledCost(elementsForm(form), eb);
+    };
+    priceAlong(Collective::AllReduce, 1u << stat.axis, bytesOf, {}, comm);
+    if (grad && stat.hasDual)
+      priceAlong(Collective::AllReduce, 1u << stat.axis, bytesOf, {}, comm);
+  }
 }
 
 void PlanPricer::visitTopLevelGraphOp(Operation *op) {

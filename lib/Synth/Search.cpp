@@ -257,13 +257,10 @@ SearchOutcome AStar::run() {
     incumbent = inc->first;
     incumbentNode = inc->second;
   }
-  // Data-parallel seeds: an incumbent whenever such a plan fits.
-  for (int mode = 0; mode < 3; ++mode)
-    if (auto sd = mode < 2
-                      ? dataParallelSeed(space, mode == 1, limits.memoryPruning)
-                      : leastMemorySeed(space, limits.memoryPruning);
-        sd && sd->cost < incumbent) {
-      incumbent = sd->cost;
+  // Seeds: an incumbent whenever a data-parallel plan fits.
+  for (SearchOutcome &sd : seedPlans(space, limits.memoryPruning))
+    if (sd.cost < incumbent) {
+      incumbent = sd.cost;
       incumbentNode = ~0u;
       seed = std::move(sd);
     }
@@ -533,7 +530,7 @@ std::optional<SearchOutcome> weft::synth::beamSeed(SearchSpace &space,
 }
 
 namespace {
-enum class SeedMode { Replicated, MinStorage, LeastMemory };
+enum class SeedMode { Replicated, MinStorage, LeastMemory, TensorParallel };
 std::optional<SearchOutcome> seedOf(SearchSpace &space, SeedMode mode,
                                     bool memoryPruning);
 } // namespace
@@ -550,6 +547,26 @@ std::optional<SearchOutcome> weft::synth::leastMemorySeed(SearchSpace &space,
   return seedOf(space, SeedMode::LeastMemory, memoryPruning);
 }
 
+std::optional<SearchOutcome>
+weft::synth::tensorParallelSeed(SearchSpace &space, bool memoryPruning) {
+  if (space.numAxes() < 2 || llvm::all_of(llvm::drop_begin(space.axisSizes),
+                                          [](int64_t s) { return s <= 1; }))
+    return std::nullopt;
+  return seedOf(space, SeedMode::TensorParallel, memoryPruning);
+}
+
+std::vector<SearchOutcome> weft::synth::seedPlans(SearchSpace &space,
+                                                  bool memoryPruning) {
+  std::vector<SearchOutcome> out;
+  for (auto seed : {dataParallelSeed(space, false, memoryPruning),
+                    dataParallelSeed(space, true, memoryPruning),
+                    leastMemorySeed(space, memoryPruning),
+                    tensorParallelSeed(space, memoryPruning)})
+    if (seed)
+      out.push_back(std::move(*seed));
+  return out;
+}
+
 namespace {
 std::optional<SearchOutcome> seedOf(SearchSpace &space, SeedMode mode,
                                     bool memoryPruning) {
@@ -564,7 +581,7 @@ std::optional<SearchOutcome> seedOf(SearchSpace &space, SeedMode mode,
     std::tuple<int, int, double, double> bestKey;
     space.forEachChoice(p, [&](const StepChoice &c) {
       const OpOption &option = op.options[c.option];
-      int batchSplits = 0, paramSplits = 0;
+      int batchSplits = 0, paramSplits = 0, nodeBatch = 0, localParams = 0;
       double storage = 0;
       for (auto [i, v] : llvm::enumerate(op.operands)) {
         if (option.operands[i] == kNoDist)
@@ -576,10 +593,14 @@ std::optional<SearchOutcome> seedOf(SearchSpace &space, SeedMode mode,
             continue;
           bool activation = info.kind == ValueInfo::Kind::Op ||
                             info.kind == ValueInfo::Kind::Input;
-          if (activation && e.isGather() && e.dim == 0)
+          if (activation && e.isGather() && e.dim == 0) {
             ++batchSplits;
-          if (info.kind == ValueInfo::Kind::Parameter && !e.isIdentity())
+            nodeBatch += a == 0;
+          }
+          if (info.kind == ValueInfo::Kind::Parameter && !e.isIdentity()) {
             ++paramSplits;
+            localParams += a > 0;
+          }
         }
         if (info.defPos < 0 && info.uses.front() == p) {
           auto opts = space.storageOptions(v, option.operands[i]);
@@ -608,6 +629,10 @@ std::optional<SearchOutcome> seedOf(SearchSpace &space, SeedMode mode,
             return;
       std::tuple<int, int, double, double> k{-batchSplits, paramSplits, storage,
                                              r->cost};
+      // Data parallel across nodes, parameters split inside them (as
+      // TP-DP), the rest as cheap as the held distributions allow.
+      if (mode == SeedMode::TensorParallel)
+        k = {-nodeBatch, -localParams, 0, r->cost};
       if (mode == SeedMode::LeastMemory) {
         // The fullest device after the step, as a share of its capacity.
         double fullest = 0;

@@ -15,6 +15,7 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "weft/Analysis/GraphCostModel.h"
 #include "weft/Eval/MeshLayout.h"
+#include "weft/Spmd/RecipeStats.h"
 #include "weft/Spmd/Relayout.h"
 #include "weft/Support/Error.h"
 #include "llvm/ADT/DenseSet.h"
@@ -125,10 +126,37 @@ struct SpaceBuilder {
   llvm::Error collect(mlir::func::FuncOp func);
   llvm::Error makeMesh(const ClusterSpec &spec, llvm::ArrayRef<double> ratios);
   llvm::Error makeOptions(unsigned p);
+  /// Seconds of the recipe's all-reduces on the group of mesh device `rep`.
+  double recipeSeconds(const OpInfo &info, const OpOption &option,
+                       llvm::ArrayRef<spmd::RecipeStat> stats, unsigned rep,
+                       bool grad);
   void finish();
   void chainBound(const std::vector<std::vector<double>> &nodeCost);
 };
 } // namespace weft::synth
+
+double SpaceBuilder::recipeSeconds(const OpInfo &info, const OpOption &option,
+                                   llvm::ArrayRef<spmd::RecipeStat> stats,
+                                   unsigned rep, bool grad) {
+  double seconds = 0;
+  for (const spmd::RecipeStat &stat : stats) {
+    auto bytesOf = [&](unsigned d) {
+      llvm::SmallVector<int64_t, 4> shard;
+      if (stat.operand >= 0) {
+        unsigned v = info.operands[stat.operand];
+        shard =
+            impl.layout->shardShape(impl.types[s.values[v].typeId],
+                                    s.dist(option.operands[stat.operand]), d);
+      }
+      return spmd::statElements(stat, shard) *
+             impl.elementBytes(impl.types[s.values[info.operands[0]].typeId]);
+    };
+    double t = impl.priceAlong(spmd::Collective::AllReduce, 1u << stat.axis,
+                               rep, bytesOf);
+    seconds += grad && stat.hasDual ? 2 * t : t;
+  }
+  return seconds;
+}
 
 llvm::Error SpaceBuilder::collect(mlir::func::FuncOp func) {
   auto addValue = [&](mlir::Value v, ValueInfo::Kind kind, int defPos,
@@ -389,6 +417,11 @@ llvm::Error SpaceBuilder::makeOptions(unsigned p) {
         option.results.push_back(s.intern(*d));
     }
     if (valid && seen.insert({option.operands, option.results}).second) {
+      llvm::SmallVector<const graph::ShardingVariant *, 4> chosen;
+      for (unsigned a = 0; a < numAxes; ++a)
+        chosen.push_back(&variants[option.perAxis[a]]);
+      llvm::SmallVector<spmd::RecipeStat, 2> stats =
+          spmd::recipeStats(op, chosen, s.axisSizes);
       for (auto [r, rep] : llvm::enumerate(s.repDevices)) {
         const DeviceType &type = impl.layout->typeOf(rep);
         graph::ShardShapes shapes;
@@ -422,6 +455,8 @@ llvm::Error SpaceBuilder::makeOptions(unsigned p) {
           }
         }
         option.compute.push_back(seconds);
+        option.recipeComm.push_back(
+            recipeSeconds(info, option, stats, rep, grad));
         option.kept.push_back(kept);
         option.produced.push_back(produced);
         info.minCompute[r] = std::min(info.minCompute[r], seconds);
@@ -499,7 +534,9 @@ void SpaceBuilder::finish() {
     nodeCost[p].assign(op.options.size(), inf);
     for (auto [oi, option] : llvm::enumerate(op.options)) {
       RepVector need(option.kept.begin(), option.kept.end());
-      RepVector sync(reps, 0);
+      // The recipe's own all-reduces are communication of every plan
+      // choosing this option.
+      RepVector sync(option.recipeComm.begin(), option.recipeComm.end());
       double optimizer = 0;
       bool possible = true;
       for (auto [i, v] : llvm::enumerate(op.operands)) {
@@ -985,7 +1022,7 @@ std::optional<StepResult> SearchSpace::step(unsigned p, const StateKey &key,
   StepResult out;
   out.committed.assign(option.kept.begin(), option.kept.end());
   out.transient.assign(option.produced.begin(), option.produced.end());
-  RepVector comm(reps, 0);
+  RepVector comm(option.recipeComm.begin(), option.recipeComm.end());
   double optimizer = 0;
   // The held sets this step touches.
   struct Entry {

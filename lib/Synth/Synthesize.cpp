@@ -318,22 +318,19 @@ llvm::Expected<Round> searchRound(mlir::ModuleOp graph, const ClusterSpec &spec,
   // The evaluator is the only scorer: where the search's pricing and the
   // scored plan disagree (docs/Synthesis.md "The plan"), the data-parallel
   // seeds, scored by the evaluator too, are kept when they are better.
-  for (int mode = 0; mode < 3; ++mode) {
-    auto seed = mode < 2
-                    ? dataParallelSeed(space, mode == 1, limits.memoryPruning)
-                    : leastMemorySeed(space, limits.memoryPruning);
-    if (!seed || seed->choices == round.found.choices)
+  for (SearchOutcome &seed : seedPlans(space, limits.memoryPruning)) {
+    if (seed.choices == round.found.choices)
       continue;
-    auto other = buildAndScore(seed->choices);
+    auto other = buildAndScore(seed.choices);
     if (!other) {
       llvm::consumeError(other.takeError());
       continue;
     }
     if (other->evaluated < scored->evaluated) {
       scored = std::move(other);
-      round.found.choices = std::move(seed->choices);
-      round.found.cost = seed->cost;
-      round.found.peakMemory = std::move(seed->peakMemory);
+      round.found.choices = std::move(seed.choices);
+      round.found.cost = seed.cost;
+      round.found.peakMemory = std::move(seed.peakMemory);
     }
   }
   round.evaluated = scored->evaluated;

@@ -41,6 +41,7 @@ public:
   unsigned numDevices() const { return numDevices_; }
   unsigned numAxes() const { return axisSizes.size(); }
   int64_t axisSize(unsigned axis) const { return axisSizes[axis]; }
+  llvm::ArrayRef<int64_t> sizes() const { return axisSizes; }
   /// Coordinate of mesh device `d` on `axis`.
   int64_t coord(unsigned d, unsigned axis) const { return coords[d][axis]; }
   /// The cluster device id of mesh device `d`.

@@ -71,6 +71,19 @@ struct SearchOutcome {
 std::optional<SearchOutcome> leastMemorySeed(SearchSpace &space,
                                              bool memoryPruning = true);
 
+/// Data parallel across mesh nodes with parameters split inside them where
+/// an option allows (as TP-DP): per op the option that keeps the most
+/// activation operands split on dim 0 along the node axis, then splits the
+/// most parameter operands along the local axes, then the cheapest step.
+/// None on a mesh without a local axis, or when impossible or over memory.
+std::optional<SearchOutcome> tensorParallelSeed(SearchSpace &space,
+                                                bool memoryPruning = true);
+
+/// Every seed that exists: the two data-parallel seeds, the least-memory
+/// seed and the tensor-parallel seed, in that order.
+std::vector<SearchOutcome> seedPlans(SearchSpace &space,
+                                     bool memoryPruning = true);
+
 /// A beam search over the positions keeping the `width` cheapest states per
 /// position (duplicates merged): an incumbent, not an optimum. None when
 /// every state dies. Adds the states expanded to `*expansions`.

@@ -82,6 +82,10 @@ struct OpOption {
   llvm::SmallVector<DistId, 2> results;
   /// Per representative: forward + backward compute seconds.
   std::vector<double> compute;
+  /// Per representative: seconds of the all-reduces inside the recipe
+  /// (weft/Spmd/RecipeStats.h), forward and dual; charged as
+  /// communication of the step.
+  std::vector<double> recipeComm;
   /// Per representative: bytes kept for the backward pass.
   std::vector<double> kept;
   /// Per representative: bytes of the results (a transient buffer).

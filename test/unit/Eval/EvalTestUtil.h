@@ -48,6 +48,32 @@ inline const char *kToyMesh =
     #spmd.device_class<type = "Fast", peak_gflops = 10000, memory_mb = 16000, nodes = [0]>,
     #spmd.device_class<type = "Slow", peak_gflops = 5000, memory_mb = 8000, nodes = [1]>]>)";
 
+/// A softmax split along its reduced dim over the toy cluster's two nodes
+/// (75 : 25 of 100 classes), after an add of a tensor-parallel parameter so
+/// that a gradient flows; `variant` names the softmax's recipe.
+inline std::string splitSoftmaxPlan(llvm::StringRef variant) {
+  return std::string("module attributes {") + kToyMesh + R"(,
+  spmd.segments = [#spmd.segment<id = 0, extent = 100, ratios = [0.75, 0.25], sizes = [75, 25]>],
+  spmd.version = 1 : i64} {
+  func.func @main(%x: tensor<8x100xf32> {spmd.dist = #spmd.dist<[gather(1, 0), id]>}) -> tensor<8x100xf32> {
+    %w = spmd.parameter "w" {strategy = "replicated"} : tensor<8x100xf32> -> #spmd.dist<[gather(1, 0), id]>
+    %z = spmd.local (%x, %w) {variant = "add.split, add.replicate", dists = [#spmd.dist<[gather(1, 0), id]>]} : (tensor<8x100xf32>, tensor<8x100xf32>) -> tensor<8x100xf32> {
+    ^bb0(%a: tensor<8x100xf32>, %b: tensor<8x100xf32>):
+      %m = graph.add %a, %b : (tensor<8x100xf32>, tensor<8x100xf32>) -> tensor<8x100xf32>
+      spmd.yield %m : tensor<8x100xf32>
+    }
+    %s = spmd.local (%z) {variant = ")" +
+         variant.str() +
+         R"(", dists = [#spmd.dist<[gather(1, 0), id]>]} : (tensor<8x100xf32>) -> tensor<8x100xf32> {
+    ^bb0(%a: tensor<8x100xf32>):
+      %m = graph.softmax %a {axis = 1 : i64} : tensor<8x100xf32>
+      spmd.yield %m : tensor<8x100xf32>
+    }
+    return %s : tensor<8x100xf32>
+  }
+})";
+}
+
 inline ClusterSpec toyCluster() {
   auto spec = parseClusterSpec(kToyCluster, "toy-2.yaml");
   if (!spec) {

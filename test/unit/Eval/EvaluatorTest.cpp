@@ -157,6 +157,26 @@ TEST(EvaluatorTest, OverlapHidesGradientSyncBehindEarlierBackward) {
             kCompute + kSyncW1 + kSyncW2 + kLoss + kOptimizer);
 }
 
+// The softmax over split classes all-reduces its row maximum and its row
+// sum, 8 fp32 values (32 B) each, over the two nodes: 2·(1e-5 + 16/1e9)
+// = 2.0032e-5 s per all-reduce. The maximum is a stability shift (no
+// dual); the backward all-reduces Σ dy·y once more. Step comm: 3 ·
+// 2.0032e-5 s, of which 2.0032e-5 s dual.
+TEST(EvaluatorTest, RecipeAllReducesArePriced) {
+  mlir::MLIRContext ctx;
+  ClusterSpec spec = toyCluster();
+  auto module = parsePlan(
+      ctx, splitSoftmaxPlan("softmax.split-reduced, softmax.replicate"));
+  ASSERT_TRUE(module);
+  auto estimate = evaluatePlan(*module, spec);
+  ASSERT_TRUE(bool(estimate)) << llvm::toString(estimate.takeError());
+  ASSERT_EQ(estimate->steps.size(), 2u);
+  EXPECT_EQ(estimate->steps[0].commSeconds, 0);
+  EXPECT_NEAR(estimate->steps[1].commSeconds, 3 * 2.0032e-5, 1e-13);
+  EXPECT_NEAR(estimate->steps[1].dualSeconds, 2.0032e-5, 1e-13);
+  EXPECT_NEAR(estimate->commSeconds, 3 * 2.0032e-5, 1e-13);
+}
+
 TEST(EvaluatorTest, MeshMustMatchCluster) {
   mlir::MLIRContext ctx;
   std::string text =

@@ -9,6 +9,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "weft/Ratio/FromPlan.h"
+#include "../Eval/EvalTestUtil.h"
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/IR/Verifier.h"
 #include "weft/Baselines/Baselines.h"
@@ -167,6 +168,53 @@ double relErr(double a, double b) {
   return std::fabs(a - b) / std::max(1e-12, std::fabs(b));
 }
 
+/// At random lattice ratios written into `plan`, the problem's objective
+/// equals the evaluator's step time, and its memory rows the classes'
+/// peaks; at the plan's own ratios too when nothing was linearised.
+void expectPricedLikeTheEvaluator(mlir::ModuleOp plan, const ClusterSpec &spec,
+                                  std::mt19937 &rng) {
+  EvalOptions options;
+  auto problem = ratioProblemFromPlan(plan, spec, options);
+  ASSERT_TRUE(bool(problem)) << llvm::toString(problem.takeError());
+  ASSERT_FALSE(problem->segments.empty());
+  auto own = planRatios(plan);
+  ASSERT_TRUE(bool(own)) << llvm::toString(own.takeError());
+  for (int trial = 0; trial < 4; ++trial) {
+    Ratios r = latticeRatios(*problem, rng);
+    // Segments too short for a lattice point keep the plan's ratios.
+    for (unsigned k = 0; k < r.size(); ++k)
+      if (llvm::all_of(r[k], [](double x) { return x == 0; }))
+        r[k] = (*own)[k];
+    mlir::OwningOpRef<mlir::ModuleOp> moved(plan.clone());
+    if (llvm::Error err = applyRatios(*moved, r))
+      FAIL() << llvm::toString(std::move(err));
+    ASSERT_TRUE(succeeded(mlir::verify(*moved)));
+    auto estimate = evaluatePlan(*moved, spec, options);
+    ASSERT_TRUE(bool(estimate)) << llvm::toString(estimate.takeError());
+    // The problem built at the moved plan prices exactly what the
+    // evaluator prices there.
+    auto here = ratioProblemFromPlan(*moved, spec, options);
+    ASSERT_TRUE(bool(here)) << llvm::toString(here.takeError());
+    EXPECT_LT(relErr(evaluateObjective(*here, r), estimate->stepSeconds), 1e-6)
+        << "objective " << evaluateObjective(*here, r) << " s, evaluator "
+        << estimate->stepSeconds << " s";
+    // The problem built at the plan's ratios is the same function when
+    // nothing was linearised.
+    if (!problem->linearized)
+      EXPECT_LT(relErr(evaluateObjective(*problem, r), estimate->stepSeconds),
+                1e-6);
+    // Memory rows: the class's largest peak.
+    for (unsigned k = 0; k < here->classes.size(); ++k) {
+      double peak = 0;
+      for (const DeviceMemoryEstimate &m : estimate->memory)
+        if (m.type == spec.typeOf(m.clusterDevice).name &&
+            here->classes[k].name.rfind(m.type, 0) == 0)
+          peak = std::max(peak, m.peakBytes());
+      EXPECT_LT(relErr(evaluateMemory(*here, k, r, r), peak), 1e-6);
+    }
+  }
+}
+
 TEST_P(FromPlanTest, ObjectiveEqualsEvaluator) {
   Case c = cases()[GetParam()];
   auto spec = parseClusterSpec(c.cluster, "test.yaml");
@@ -174,45 +222,34 @@ TEST_P(FromPlanTest, ObjectiveEqualsEvaluator) {
   auto graph = importZoo(context, c.model, c.batch);
   ASSERT_TRUE(graph);
   std::mt19937 rng(1234 + GetParam());
-  EvalOptions options;
   for (BaselineKind kind : allBaselines()) {
     SCOPED_TRACE(baselineName(kind).str());
     auto built = buildBaseline(kind, *graph, *spec, DType::FP32);
     ASSERT_TRUE(bool(built)) << llvm::toString(built.takeError());
-    mlir::ModuleOp plan = *built->plan;
-    auto problem = ratioProblemFromPlan(plan, *spec, options);
-    ASSERT_TRUE(bool(problem)) << llvm::toString(problem.takeError());
-    ASSERT_FALSE(problem->segments.empty());
-    for (int trial = 0; trial < 4; ++trial) {
-      Ratios r = latticeRatios(*problem, rng);
-      mlir::OwningOpRef<mlir::ModuleOp> moved(plan.clone());
-      ASSERT_FALSE(bool(applyRatios(*moved, r)));
-      ASSERT_TRUE(succeeded(mlir::verify(*moved)));
-      auto estimate = evaluatePlan(*moved, *spec, options);
-      ASSERT_TRUE(bool(estimate)) << llvm::toString(estimate.takeError());
-      // The problem built at the moved plan prices exactly what the
-      // evaluator prices there.
-      auto here = ratioProblemFromPlan(*moved, *spec, options);
-      ASSERT_TRUE(bool(here)) << llvm::toString(here.takeError());
-      EXPECT_LT(relErr(evaluateObjective(*here, r), estimate->stepSeconds),
-                1e-6)
-          << "objective " << evaluateObjective(*here, r) << " s, evaluator "
-          << estimate->stepSeconds << " s";
-      // The problem built at the baseline's ratios is the same function
-      // when nothing was linearised.
-      if (!problem->linearized)
-        EXPECT_LT(relErr(evaluateObjective(*problem, r), estimate->stepSeconds),
-                  1e-6);
-      // Memory rows: the class's largest peak.
-      for (unsigned k = 0; k < here->classes.size(); ++k) {
-        double peak = 0;
-        for (const DeviceMemoryEstimate &m : estimate->memory)
-          if (m.type == spec->typeOf(m.clusterDevice).name &&
-              here->classes[k].name.rfind(m.type, 0) == 0)
-            peak = std::max(peak, m.peakBytes());
-        EXPECT_LT(relErr(evaluateMemory(*here, k, r, r), peak), 1e-6);
-      }
-    }
+    expectPricedLikeTheEvaluator(*built->plan, *spec, rng);
+  }
+}
+
+/// A softmax split along its reduced dim (all-reduces inside its recipe,
+/// which no baseline has): the LP prices them as the evaluator does.
+TEST(FromPlanRecipeTest, RecipeAllReducesPricedLikeTheEvaluator) {
+  mlir::MLIRContext ctx;
+  ClusterSpec spec = test::toyCluster();
+  auto plan = test::parsePlan(
+      ctx, test::splitSoftmaxPlan("softmax.split-reduced, softmax.replicate"));
+  ASSERT_TRUE(plan);
+  auto problem = ratioProblemFromPlan(*plan, spec, EvalOptions());
+  ASSERT_TRUE(bool(problem)) << llvm::toString(problem.takeError());
+  for (double fast : {0.75, 0.5, 0.2}) {
+    Ratios r{{fast, 1 - fast}};
+    mlir::OwningOpRef<mlir::ModuleOp> moved(plan->clone());
+    ASSERT_FALSE(bool(applyRatios(*moved, r)));
+    auto estimate = evaluatePlan(*moved, spec);
+    ASSERT_TRUE(bool(estimate)) << llvm::toString(estimate.takeError());
+    // Three all-reduces of 32 B between the nodes (EvaluatorTest).
+    EXPECT_GT(estimate->commSeconds, 3 * 2e-5);
+    EXPECT_LT(relErr(evaluateObjective(*problem, r), estimate->stepSeconds),
+              1e-9);
   }
 }
 

@@ -1,6 +1,7 @@
 //===- SynthTest.cpp - A* against exhaustive enumeration, memo, memory ----===//
 
 #include "../Eval/EvalTestUtil.h"
+#include "Graph/IR/GraphOps.h"
 #include "weft/Support/Error.h"
 #include "weft/Synth/Search.h"
 #include "weft/Synth/Synthesize.h"
@@ -297,6 +298,44 @@ const char *kBigWeight = R"(module {
     return %l : tensor<f32>
   }
 })";
+
+/// A softmax over 100 classes of a value that carries a gradient.
+const char *kSoftmax = R"(module {
+  func.func @main(%x: tensor<8x100xf32> {graph.input = "x"}) -> tensor<f32> {
+    %w = graph.parameter "w" : tensor<8x100xf32>
+    %z = graph.add %x, %w : (tensor<8x100xf32>, tensor<8x100xf32>) -> tensor<8x100xf32>
+    %s = graph.softmax %z {axis = 1 : i64} : tensor<8x100xf32>
+    %l = graph.reduce_sum %s {axes = array<i64: 0, 1>, keepdims = false} : tensor<8x100xf32> -> tensor<f32>
+    return %l : tensor<f32>
+  }
+})";
+
+TEST(SynthTest, RecipeAllReducesAreCommunication) {
+  // Two nodes of one device: a softmax split along its classes all-reduces
+  // the row maximum and row sum (8 fp32 values, 32 B) and, backward, Σ dy·y:
+  // three 2-device ring all-reduces of 2·(10 us + 16 B / 1e9 B/s) each, as
+  // the evaluator prices them (EvaluatorTest.RecipeAllReducesArePriced).
+  ClusterSpec spec = cluster(2, 1);
+  mlir::MLIRContext ctx;
+  auto graph = parsePlan(ctx, kSoftmax);
+  ASSERT_TRUE(graph);
+  auto space = SearchSpace::build(*graph, spec, {});
+  ASSERT_TRUE(bool(space)) << llvm::toString(space.takeError());
+  SearchSpace &s = **space;
+  unsigned splitClasses = 0;
+  for (const OpInfo &op : s.ops) {
+    if (!llvm::isa<graph::SoftmaxOp>(op.op))
+      continue;
+    for (const OpOption &o : op.options) {
+      auto axes = s.dist(o.operands[0]).getAxes();
+      bool classes = axes[0].isGather() && axes[0].dim == 1;
+      splitClasses += classes;
+      for (double t : o.recipeComm)
+        EXPECT_NEAR(t, classes ? 3 * 2.0032e-5 : 0, 1e-15);
+    }
+  }
+  EXPECT_EQ(splitClasses, 1u);
+}
 
 TEST(SynthTest, MemoryPruningKeepsTheOnlyFeasiblePlan) {
   // 0.25 GB per device (0.225 after the reserve): replication (0.27 GB) does
