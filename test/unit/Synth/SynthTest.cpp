@@ -367,6 +367,46 @@ TEST(SynthTest, MemoryPruningKeepsTheOnlyFeasiblePlan) {
   EXPECT_LE(free.cost, want);
 }
 
+TEST(SynthTest, TensorParallelSeedSplitsParametersInsideNodes) {
+  // Two nodes of two devices: the seed keeps the batch split across nodes
+  // and splits the weight along the local axis; its choices replay to its
+  // cost. On one device per node there is no local axis and no such seed.
+  mlir::MLIRContext ctx;
+  auto graph = parsePlan(ctx, kBigWeight);
+  ASSERT_TRUE(graph);
+  ClusterSpec spec = cluster(2, 2);
+  auto space = SearchSpace::build(*graph, spec, {});
+  ASSERT_TRUE(bool(space)) << llvm::toString(space.takeError());
+  SearchSpace &s = **space;
+  auto seed = tensorParallelSeed(s);
+  ASSERT_TRUE(seed.has_value());
+  auto cost = replay(s, seed->choices);
+  ASSERT_TRUE(cost.has_value());
+  EXPECT_NEAR(*cost, seed->cost, 1e-12 * seed->cost);
+  bool weightSplitLocally = false, batchSplitAcrossNodes = false;
+  for (auto [p, choice] : llvm::enumerate(seed->choices)) {
+    const OpInfo &op = s.ops[p];
+    const OpOption &o = op.options[choice.option];
+    for (auto [i, v] : llvm::enumerate(op.operands)) {
+      if (o.operands[i] == kNoDist)
+        continue;
+      auto axes = s.dist(o.operands[i]).getAxes();
+      if (s.values[v].kind == ValueInfo::Kind::Parameter)
+        weightSplitLocally |= !axes[1].isIdentity();
+      if (s.values[v].kind == ValueInfo::Kind::Input)
+        batchSplitAcrossNodes |= axes[0].isGather() && axes[0].dim == 0;
+    }
+  }
+  EXPECT_TRUE(weightSplitLocally);
+  EXPECT_TRUE(batchSplitAcrossNodes);
+  EXPECT_EQ(seedPlans(s).size(), 4u);
+
+  ClusterSpec flat = cluster(2, 1);
+  auto flatSpace = SearchSpace::build(*graph, flat, {});
+  ASSERT_TRUE(bool(flatSpace));
+  EXPECT_FALSE(tensorParallelSeed(**flatSpace).has_value());
+}
+
 TEST(SynthTest, NoPlanFitsNamesTheDevice) {
   ClusterSpec spec = cluster(2, 1, 0.05);
   mlir::MLIRContext ctx;
