@@ -463,7 +463,8 @@ weft::exec::checkPlan(mlir::ModuleOp graph, mlir::ModuleOp plan,
     std::string mine = modelFingerprint(graph);
     if (fp.getValue() != mine)
       return badInput("the plan's fingerprint {0} is not the model's {1} "
-                      "(another model, or other batch flags)",
+                      "(another model, other batch flags, or --no-fuse given "
+                      "to only one of weftc and weft-run)",
                       fp.getValue(), mine);
   }
   auto graphMain = findMain(graph);

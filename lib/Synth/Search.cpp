@@ -549,8 +549,8 @@ std::optional<SearchOutcome> weft::synth::leastMemorySeed(SearchSpace &space,
 
 std::optional<SearchOutcome>
 weft::synth::tensorParallelSeed(SearchSpace &space, bool memoryPruning) {
-  if (space.numAxes() < 2 || llvm::all_of(llvm::drop_begin(space.axisSizes),
-                                          [](int64_t s) { return s <= 1; }))
+  if (llvm::all_of(llvm::drop_begin(space.axisSizes),
+                   [](int64_t s) { return s <= 1; }))
     return std::nullopt;
   return seedOf(space, SeedMode::TensorParallel, memoryPruning);
 }

@@ -103,6 +103,10 @@ void printText(const Options &opts, const ImportReport &report,
   printModelSummary(s, os);
   for (const auto &group : report.sharedParameters)
     os << "shared parameter:    " << llvm::join(group, " = ") << "\n";
+  if (report.fusedGelus)
+    os << llvm::formatv("fused:               {0} GELU chains (erf form) into "
+                        "graph.gelu (--no-fuse keeps them)\n",
+                        report.fusedGelus);
   if (!view)
     return;
   const ClusterSpec &spec = view->spec;
@@ -133,6 +137,7 @@ llvm::json::Value toJSONReport(const Options &opts, const ImportReport &report,
   for (const auto &group : report.sharedParameters)
     shared.push_back(llvm::json::Array(group));
   root["shared_parameters"] = std::move(shared);
+  root["fused_gelus"] = int64_t(report.fusedGelus);
   if (view) {
     const ClusterSpec &spec = view->spec;
     root["cluster"] = spec.name;
