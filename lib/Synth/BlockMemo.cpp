@@ -65,6 +65,8 @@ struct Exit {
 
 /// Survivors are compared with at most this many cheaper survivors.
 constexpr size_t kCompare = 256;
+/// Transitions the local improvement of each data-parallel seed may spend.
+constexpr uint64_t kImproveSteps = 5'000'000;
 
 /// Which of `n` states at position p survive: not dominated by a cheaper
 /// (or equal, earlier) one. `keyOf(i)`, `gOf(i)`. Compares each state with
@@ -322,11 +324,14 @@ std::optional<SearchOutcome> MemoSearch::run() {
   frontier[0].push_back(
       {{}, 0, ~0u, nullptr, 0, RepVector(reps, 0), RepVector(reps, 0)});
   std::set<unsigned> seenClasses;
-  // An upper bound on the memory-blind optimum: the data-parallel seeds.
+  // An upper bound on the memory-blind optimum: the data-parallel seeds,
+  // improved locally (a budget of transitions, as the plain A*'s seeds).
   incumbent = std::numeric_limits<double>::infinity();
   for (bool minMemory : {false, true})
-    if (auto sd = dataParallelSeed(space, minMemory, /*memoryPruning=*/false))
+    if (auto sd = dataParallelSeed(space, minMemory, /*memoryPruning=*/false)) {
+      improvePlan(space, *sd, /*memoryPruning=*/false, kImproveSteps);
       incumbent = std::min(incumbent, sd->cost);
+    }
   for (unsigned k = 0; k + 1 < cut.size(); ++k) {
     unsigned a = cut[k], b = cut[k + 1];
     unsigned cls = classOf(a, b);

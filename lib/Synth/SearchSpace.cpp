@@ -525,6 +525,7 @@ void SpaceBuilder::finish() {
   // max over devices of the summed cheapest compute).
   s.memoryFloor_.assign(n + 1, RepVector(reps, 0));
   std::vector<double> costFloor(n + 1, 0);
+  s.opFloor_.assign(n, 0);
   constexpr double inf = std::numeric_limits<double>::infinity();
   std::vector<std::vector<double>> nodeCost(n);
   for (int p = int(n) - 1; p >= 0; --p) {
@@ -578,8 +579,8 @@ void SpaceBuilder::finish() {
     for (unsigned r = 0; r < reps; ++r)
       s.memoryFloor_[p][r] =
           s.memoryFloor_[p + 1][r] + (std::isfinite(least[r]) ? least[r] : 0);
-    costFloor[p] =
-        costFloor[p + 1] + (std::isfinite(leastCost) ? leastCost : 0);
+    s.opFloor_[p] = std::isfinite(leastCost) ? leastCost : 0;
+    costFloor[p] = costFloor[p + 1] + s.opFloor_[p];
   }
   for (unsigned p = 0; p <= n; ++p)
     s.suffixH[p] = std::max(s.suffixH[p], costFloor[p]);

@@ -99,6 +99,16 @@ std::optional<SearchOutcome> beamSeed(SearchSpace &space, unsigned width,
 std::optional<SearchOutcome>
 dataParallelSeed(SearchSpace &space, bool minMemory, bool memoryPruning = true);
 
+/// Local improvement of a complete plan (docs/Synthesis.md): position by
+/// position, every other choice with the rest of the plan kept, the suffix
+/// replayed; the best change that lowers the cost within memory is kept,
+/// sweeping until a sweep changes nothing or `maxSteps` transitions (0: no
+/// limit) are spent. `plan` is updated only when its cost drops (a plan over
+/// memory is left as it is when `memoryPruning`). Returns the transitions
+/// spent.
+uint64_t improvePlan(SearchSpace &space, SearchOutcome &plan,
+                     bool memoryPruning = true, uint64_t maxSteps = 0);
+
 /// Plain A* over the whole program.
 SearchOutcome searchAStar(SearchSpace &space, const SearchLimits &limits);
 

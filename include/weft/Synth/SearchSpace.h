@@ -197,6 +197,9 @@ public:
   /// h: per representative Σ over positions ≥ p of the cheapest compute;
   /// the admissible heuristic is its maximum.
   double heuristic(unsigned p) const { return suffixH[p]; }
+  /// The least cost any step at position p can have (its op's cost floor:
+  /// least over options of compute + least gradient sync + least optimizer).
+  double opFloor(unsigned p) const { return opFloor_[p]; }
   /// A lower bound on the memory the ops at positions >= p still commit on
   /// representative r (Σ over those ops of the least kept bytes plus the
   /// least storage of the leaves they use first, over their options): a
@@ -252,6 +255,7 @@ private:
   std::vector<llvm::SmallVector<unsigned, 8>> liveAt;
   RepVector capacity_;
   std::vector<double> suffixH;
+  std::vector<double> opFloor_;
   std::vector<RepVector> memoryFloor_;
   /// Per value and use index k: the sorted distributions any option of a
   /// use at index >= k may require of it (held distributions outside this

@@ -143,3 +143,83 @@ TEST(SynthBench, Seeds) {
     }
   }
 }
+
+// Where a plan pays above the per-op floors (the bound's blind spots):
+// WEFT_SYNTH_GAP=1 plus the model and cluster; WEFT_SYNTH_MAX_EXPANSIONS
+// bounds the A* whose plan is examined (default 100000).
+TEST(SynthBench, Gap) {
+  const char *model = std::getenv("WEFT_SYNTH_MODEL");
+  const char *clusterPath = std::getenv("WEFT_SYNTH_CLUSTER");
+  if (!model || !clusterPath || !std::getenv("WEFT_SYNTH_GAP"))
+    GTEST_SKIP() << "set WEFT_SYNTH_MODEL, WEFT_SYNTH_CLUSTER, WEFT_SYNTH_GAP";
+  auto spec = loadClusterSpec(clusterPath);
+  ASSERT_TRUE(bool(spec));
+  mlir::MLIRContext ctx;
+  test::loadDialects(ctx);
+  auto graph = mlir::parseSourceFile<mlir::ModuleOp>(model, &ctx);
+  ASSERT_TRUE(graph);
+  auto space = synth::SearchSpace::build(*graph, *spec, {});
+  ASSERT_TRUE(bool(space));
+  synth::SearchSpace &s = **space;
+  synth::SearchLimits limits;
+  limits.memo = false;
+  limits.maxExpansions = 100000;
+  if (const char *n = std::getenv("WEFT_SYNTH_MAX_EXPANSIONS"))
+    limits.maxExpansions = std::strtoull(n, nullptr, 10);
+  for (synth::SearchOutcome sd : synth::seedPlans(s)) {
+    double before = sd.cost;
+    auto t0 = std::chrono::steady_clock::now();
+    uint64_t steps = synth::improvePlan(s, sd);
+    llvm::outs() << llvm::formatv(
+        "seed {0:f4} -> {1:f4} s in {2} steps, {3:f2} s wall\n", before,
+        sd.cost, steps,
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - t0)
+            .count());
+  }
+  synth::SearchOutcome out = synth::search(s, limits);
+  ASSERT_TRUE(out.found);
+  double before = out.cost;
+  auto t0 = std::chrono::steady_clock::now();
+  uint64_t steps = synth::improvePlan(s, out);
+  llvm::outs() << llvm::formatv(
+      "improvePlan: {0:f4} -> {1:f4} s in {2} steps, {3:f2} s wall\n", before,
+      out.cost, steps,
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - t0)
+          .count());
+  std::vector<synth::StepDetail> details;
+  auto total = synth::replay(s, out.choices, &details);
+  ASSERT_TRUE(total.has_value());
+  double floors = 0;
+  struct Row {
+    double excess;
+    unsigned p;
+  };
+  std::vector<Row> rows;
+  for (unsigned p = 0; p < s.numPositions(); ++p) {
+    floors += s.opFloor(p);
+    const synth::StepDetail &d = details[p];
+    double cost = d.computeSeconds + d.commSeconds + d.optimizerSeconds;
+    rows.push_back({cost - s.opFloor(p), p});
+  }
+  llvm::outs() << llvm::formatv(
+      "plan {0:f4} s, Σ op floors {1:f4} s, h(0) {2:f4} s, bound {3:f4} s\n",
+      *total, floors, s.heuristic(0), out.lowerBound);
+  llvm::sort(rows, [](const Row &a, const Row &b) { return a.excess > b.excess; });
+  for (const Row &row : llvm::ArrayRef<Row>(rows).take_front(40)) {
+    const synth::OpInfo &op = s.ops[row.p];
+    const synth::StepDetail &d = details[row.p];
+    const synth::OpOption &o = op.options[out.choices[row.p].option];
+    std::string variant;
+    for (uint16_t v : o.perAxis)
+      variant += op.variantNames[v] + ",";
+    llvm::outs() << llvm::formatv(
+        "{0,4} {1,-22} {2,-40} excess {3:f4} floor {4:f4} compute {5:f4} "
+        "comm {6:f4} opt {7:f4}\n",
+        row.p, op.op->getName().getStringRef(), variant, row.excess,
+        s.opFloor(row.p), d.computeSeconds, d.commSeconds, d.optimizerSeconds);
+    for (const auto &r : d.relayouts)
+      llvm::outs() << llvm::formatv(
+          "       relayout v{0} {1} -> {2}: {3:f4} s, {4:e2} B\n", r.value,
+          s.dist(r.from), s.dist(r.to), r.seconds, r.bytes);
+  }
+}

@@ -367,6 +367,105 @@ TEST(SynthTest, MemoryPruningKeepsTheOnlyFeasiblePlan) {
   EXPECT_LE(free.cost, want);
 }
 
+/// The least cost over single-position changes of `plan` (the suffix kept),
+/// by brute force with replay(); infinity when none is possible.
+double bestSingleChange(SearchSpace &space, const SearchOutcome &plan) {
+  double best = std::numeric_limits<double>::infinity();
+  for (unsigned p = 0; p < space.numPositions(); ++p)
+    space.forEachChoice(p, [&](const StepChoice &c) {
+      if (c == plan.choices[p])
+        return;
+      std::vector<StepChoice> changed = plan.choices;
+      changed[p] = c;
+      RepVector peak;
+      auto cost = replay(space, changed, nullptr, &peak);
+      if (!cost)
+        return;
+      for (unsigned r = 0; r < space.numReps(); ++r)
+        if (peak[r] > space.capacity()[r])
+          return;
+      best = std::min(best, *cost);
+    });
+  return best;
+}
+
+TEST(SynthTest, ImprovePlanReachesALocalOptimumWithinMemory) {
+  // Every seed of random chains, improved: never worse, never below the
+  // optimum, replays to its cost within memory, and no single change
+  // (brute force) is cheaper.
+  std::mt19937 rng(13);
+  ClusterSpec specs[] = {cluster(3, 1), cluster(2, 2)};
+  unsigned checked = 0, improved = 0;
+  for (unsigned trial = 0; trial < 40; ++trial) {
+    std::string text = randomGraph(rng, 4 + rng() % 4);
+    mlir::MLIRContext ctx;
+    auto graph = parsePlan(ctx, text);
+    ASSERT_TRUE(graph) << text;
+    auto space = SearchSpace::build(*graph, specs[trial % 2], {});
+    ASSERT_TRUE(bool(space)) << llvm::toString(space.takeError()) << text;
+    SearchSpace &s = **space;
+    SearchLimits limits;
+    limits.memo = false;
+    SearchOutcome optimum = searchAStar(s, limits);
+    ASSERT_FALSE(optimum.capped);
+    for (SearchOutcome seed : seedPlans(s)) {
+      double before = seed.cost;
+      EXPECT_GT(improvePlan(s, seed), 0u);
+      ++checked;
+      improved += seed.cost < before * (1 - 1e-9);
+      EXPECT_LE(seed.cost, before) << text;
+      EXPECT_GE(seed.cost, optimum.cost * (1 - 1e-12)) << text;
+      RepVector peak;
+      auto replayed = replay(s, seed.choices, nullptr, &peak);
+      ASSERT_TRUE(replayed.has_value()) << text;
+      EXPECT_NEAR(*replayed, seed.cost, 1e-12 * before) << text;
+      for (unsigned r = 0; r < s.numReps(); ++r) {
+        EXPECT_LE(peak[r], s.capacity()[r]) << text;
+        EXPECT_DOUBLE_EQ(seed.peakMemory[r], peak[r]) << text;
+      }
+      EXPECT_GE(bestSingleChange(s, seed), seed.cost * (1 - 1e-9)) << text;
+    }
+  }
+  EXPECT_GE(checked, 100u);
+  // The seeds are often not local optima, so the test sees changes.
+  EXPECT_GE(improved, 20u);
+}
+
+TEST(SynthTest, ImprovePlanStaysWithinMemory) {
+  // The big weight fits only split (MemoryPruningKeepsTheOnlyFeasiblePlan):
+  // from the least-memory seed the improvement stays within memory, between
+  // the optimum and the seed; a plan over memory is left as it is.
+  ClusterSpec spec = cluster(2, 1, 0.25);
+  mlir::MLIRContext ctx;
+  auto graph = parsePlan(ctx, kBigWeight);
+  ASSERT_TRUE(graph);
+  auto space = SearchSpace::build(*graph, spec, {});
+  ASSERT_TRUE(bool(space));
+  SearchSpace &s = **space;
+  BruteForce brute{s};
+  double want = brute.solve();
+  auto seed = leastMemorySeed(s);
+  ASSERT_TRUE(seed.has_value());
+  double before = seed->cost;
+  improvePlan(s, *seed);
+  EXPECT_GE(seed->cost, want * (1 - 1e-12));
+  EXPECT_LE(seed->cost, before);
+  for (unsigned r = 0; r < s.numReps(); ++r)
+    EXPECT_LE(seed->peakMemory[r], s.capacity()[r]);
+  // The replicated data-parallel plan does not fit: nothing to improve
+  // within memory, though ignoring memory a change is found or not.
+  auto over = dataParallelSeed(s, /*minMemory=*/false, /*memoryPruning=*/false);
+  ASSERT_TRUE(over.has_value());
+  bool overMemory = false;
+  for (unsigned r = 0; r < s.numReps(); ++r)
+    overMemory |= over->peakMemory[r] > s.capacity()[r];
+  ASSERT_TRUE(overMemory);
+  SearchOutcome kept = *over;
+  improvePlan(s, kept);
+  EXPECT_EQ(kept.choices, over->choices);
+  EXPECT_EQ(kept.cost, over->cost);
+}
+
 TEST(SynthTest, TensorParallelSeedSplitsParametersInsideNodes) {
   // Two nodes of two devices: the seed keeps the batch split across nodes
   // and splits the weight along the local axis; its choices replay to its

@@ -1,0 +1,148 @@
+//===- LocalSearch.cpp - Improving a complete plan one position at a time -===//
+//
+// docs/Synthesis.md "Local improvement": a capped A* leaves an incumbent that
+// is often locally poor (one op whose variant forces a large relayout that a
+// neighbouring variant avoids). improvePlan() tries, position by position,
+// every other choice with the rest of the plan kept, replaying the suffix
+// with the space's own transition function, and keeps a change that lowers
+// the cost within memory. The result is a plan of the same space, never
+// worse than the one given; its cost is exact (replayed), not estimated.
+//
+//===----------------------------------------------------------------------===//
+
+#include "weft/Synth/Search.h"
+
+using namespace weft;
+using namespace weft::synth;
+
+namespace {
+/// The plan's state before each position (prefix replay).
+struct Prefix {
+  std::vector<StateKey> keys;
+  std::vector<double> g;
+  std::vector<RepVector> committed, transient;
+};
+
+class Improver {
+public:
+  Improver(SearchSpace &space, bool memoryPruning, uint64_t budget)
+      : space(space), memoryPruning(memoryPruning), budget(budget),
+        reps(space.numReps()), end(space.numPositions()) {}
+
+  /// Replays `choices` from position `from` (prefix valid up to it) into
+  /// the prefix tables; false when impossible or over memory.
+  bool rebuild(const std::vector<StepChoice> &choices, unsigned from) {
+    for (unsigned p = from; p < end; ++p) {
+      auto r = space.step(p, prefix.keys[p], choices[p]);
+      ++steps;
+      if (!r)
+        return false;
+      prefix.keys[p + 1] = std::move(r->next);
+      prefix.g[p + 1] = prefix.g[p] + r->cost;
+      for (unsigned i = 0; i < reps; ++i) {
+        prefix.committed[p + 1][i] = prefix.committed[p][i] + r->committed[i];
+        prefix.transient[p + 1][i] =
+            std::max(prefix.transient[p][i], r->transient[i]);
+      }
+      if (!fits(prefix.committed[p + 1], prefix.transient[p + 1]))
+        return false;
+    }
+    return true;
+  }
+
+  /// The cost of the plan with `choice` at p and the current choices after
+  /// it, or none when impossible, over memory or not below `bound`.
+  std::optional<double> tryChoice(const std::vector<StepChoice> &choices,
+                                  unsigned p, const StepChoice &choice,
+                                  double bound) {
+    StateKey key = prefix.keys[p];
+    double g = prefix.g[p];
+    RepVector committed = prefix.committed[p], transient = prefix.transient[p];
+    for (unsigned q = p; q < end; ++q) {
+      auto r = space.step(q, key, q == p ? choice : choices[q]);
+      ++steps;
+      if (!r)
+        return std::nullopt;
+      g += r->cost;
+      if (g >= bound)
+        return std::nullopt;
+      for (unsigned i = 0; i < reps; ++i) {
+        committed[i] += r->committed[i];
+        transient[i] = std::max(transient[i], r->transient[i]);
+      }
+      if (!fits(committed, transient))
+        return std::nullopt;
+      key = std::move(r->next);
+    }
+    return g;
+  }
+
+  bool fits(const RepVector &committed, const RepVector &transient) const {
+    if (!memoryPruning)
+      return true;
+    for (unsigned i = 0; i < reps; ++i)
+      if (committed[i] + transient[i] > space.capacity()[i])
+        return false;
+    return true;
+  }
+
+  bool exhausted() const { return budget && steps >= budget; }
+
+  SearchSpace &space;
+  bool memoryPruning;
+  uint64_t budget;
+  unsigned reps, end;
+  uint64_t steps = 0;
+  Prefix prefix;
+};
+} // namespace
+
+uint64_t weft::synth::improvePlan(SearchSpace &space, SearchOutcome &plan,
+                                  bool memoryPruning, uint64_t maxSteps) {
+  unsigned end = space.numPositions(), reps = space.numReps();
+  if (!plan.found || plan.choices.size() != end)
+    return 0;
+  Improver im(space, memoryPruning, maxSteps);
+  im.prefix.keys.assign(end + 1, {});
+  im.prefix.g.assign(end + 1, 0);
+  im.prefix.committed.assign(end + 1, RepVector(reps, 0));
+  im.prefix.transient.assign(end + 1, RepVector(reps, 0));
+  std::vector<StepChoice> choices = plan.choices;
+  if (!im.rebuild(choices, 0))
+    return im.steps;
+  double cost = im.prefix.g[end];
+  // Sweeps until one changes nothing (or the budget ends); a change must
+  // gain more than rounding.
+  for (bool changed = true; changed && !im.exhausted();) {
+    changed = false;
+    for (unsigned p = 0; p < end && !im.exhausted(); ++p) {
+      std::optional<StepChoice> best;
+      double bestCost = cost * (1 - 1e-9);
+      space.forEachChoice(p, [&](const StepChoice &c) {
+        if (c == choices[p] || im.exhausted())
+          return;
+        if (auto g = im.tryChoice(choices, p, c, bestCost)) {
+          bestCost = *g;
+          best = c;
+        }
+      });
+      if (!best)
+        continue;
+      choices[p] = *best;
+      bool ok = im.rebuild(choices, p);
+      assert(ok && "an accepted change replays");
+      (void)ok;
+      cost = im.prefix.g[end];
+      changed = true;
+    }
+  }
+  if (cost < plan.cost) {
+    plan.cost = cost;
+    plan.choices = std::move(choices);
+    plan.peakMemory.clear();
+    for (unsigned i = 0; i < reps; ++i)
+      plan.peakMemory.push_back(im.prefix.committed[end][i] +
+                                im.prefix.transient[end][i]);
+  }
+  return im.steps;
+}
