@@ -270,8 +270,9 @@ SearchOutcome AStar::run() {
   uint64_t improveLeft = kImproveSteps;
   for (SearchOutcome &sd : seeds) {
     if (improveLeft)
-      improveLeft -= std::min(
-          improveLeft, improvePlan(space, sd, limits.memoryPruning, improveLeft));
+      improveLeft -=
+          std::min(improveLeft,
+                   improvePlan(space, sd, limits.memoryPruning, improveLeft));
     if (sd.cost < incumbent) {
       incumbent = sd.cost;
       incumbentNode = ~0u;

@@ -132,6 +132,9 @@ struct SpaceBuilder {
                        bool grad);
   void finish();
   void chainBound(const std::vector<std::vector<double>> &nodeCost);
+  /// Raises cost[o] (an option's floor) to the least step() cost over the
+  /// option's storage choices from the most favourable state.
+  void exactNodeCosts(unsigned p, std::vector<double> &cost);
 };
 } // namespace weft::synth
 
@@ -574,8 +577,13 @@ void SpaceBuilder::finish() {
       nodeCost[p][oi] =
           *std::max_element(option.compute.begin(), option.compute.end()) +
           *std::max_element(sync.begin(), sync.end()) + optimizer;
-      leastCost = std::min(leastCost, nodeCost[p][oi]);
     }
+    // Tighter where a step can be priced exactly: every choice's own step
+    // from a state that already holds each operand as the option needs it
+    // (so only its storage's sync, gathers and update remain).
+    exactNodeCosts(unsigned(p), nodeCost[p]);
+    for (double c : nodeCost[p])
+      leastCost = std::min(leastCost, c);
     for (unsigned r = 0; r < reps; ++r)
       s.memoryFloor_[p][r] =
           s.memoryFloor_[p + 1][r] + (std::isfinite(least[r]) ? least[r] : 0);
@@ -585,6 +593,41 @@ void SpaceBuilder::finish() {
   for (unsigned p = 0; p <= n; ++p)
     s.suffixH[p] = std::max(s.suffixH[p], costFloor[p]);
   chainBound(nodeCost);
+}
+
+void SpaceBuilder::exactNodeCosts(unsigned p, std::vector<double> &cost) {
+  const OpInfo &op = s.ops[p];
+  llvm::ArrayRef<unsigned> live = s.liveAt[p];
+  HeldId any = s.internHeld({0, {0}});
+  std::vector<double> best(op.options.size(),
+                           std::numeric_limits<double>::infinity());
+  StateKey key;
+  int keyOption = -1;
+  s.forEachChoice(p, [&](const StepChoice &c) {
+    if (keyOption != int(c.option)) {
+      // Each operand held as the option needs it (leaves used here first
+      // are not live yet and take their storage in step()).
+      keyOption = c.option;
+      key.assign(live.size(), any);
+      const OpOption &option = op.options[c.option];
+      for (auto [k, v] : llvm::enumerate(live)) {
+        SearchSpace::HeldSet set;
+        for (auto [i, w] : llvm::enumerate(op.operands))
+          if (w == v && option.operands[i] != kNoDist &&
+              !llvm::is_contained(set.dists, option.operands[i]))
+            set.dists.push_back(option.operands[i]);
+        if (!set.dists.empty()) {
+          std::sort(set.dists.begin() + 1, set.dists.end());
+          key[k] = s.internHeld(set);
+        }
+      }
+    }
+    if (auto r = s.step(p, key, c))
+      best[c.option] = std::min(best[c.option], r->cost);
+  });
+  for (auto [o, c] : llvm::enumerate(cost))
+    if (std::isfinite(best[o]))
+      c = std::max(c, best[o]);
 }
 
 /// The chain bound (docs/Synthesis.md): the ops are covered by disjoint

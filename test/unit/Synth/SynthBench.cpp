@@ -204,7 +204,8 @@ TEST(SynthBench, Gap) {
   llvm::outs() << llvm::formatv(
       "plan {0:f4} s, Σ op floors {1:f4} s, h(0) {2:f4} s, bound {3:f4} s\n",
       *total, floors, s.heuristic(0), out.lowerBound);
-  llvm::sort(rows, [](const Row &a, const Row &b) { return a.excess > b.excess; });
+  llvm::sort(rows,
+             [](const Row &a, const Row &b) { return a.excess > b.excess; });
   for (const Row &row : llvm::ArrayRef<Row>(rows).take_front(40)) {
     const synth::OpInfo &op = s.ops[row.p];
     const synth::StepDetail &d = details[row.p];
