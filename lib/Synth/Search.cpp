@@ -80,6 +80,10 @@ private:
   double h(unsigned pos) const {
     return limits.admissible ? space.heuristic(pos) : 0;
   }
+  /// The state bound (SearchSpace::heuristic(p, key)).
+  double h(unsigned pos, const StateKey &key) const {
+    return limits.admissible ? space.heuristic(pos, key) : 0;
+  }
   StateKey keyOf(const Node &n) const {
     unsigned len = space.live(n.pos).size();
     return StateKey(keys.begin() + n.keyOffset,
@@ -296,6 +300,7 @@ SearchOutcome AStar::run() {
     }
   }
   double lastReport = 1;
+  uint64_t checks = 0;
   std::vector<double> mem(2 * reps);
   uint32_t goal = ~0u;
   while (!open.empty()) {
@@ -309,7 +314,8 @@ SearchOutcome AStar::run() {
       break;
     }
     bool stop = limits.maxExpansions && out.expansions >= limits.maxExpansions;
-    if (!stop && (out.expansions & 255) == 0) {
+    // Wall time and table size are checked at the first pop and every 256.
+    if (!stop && (checks++ & 255) == 0) {
       double t = secondsSince(start);
       stop = limits.timeLimitSeconds > 0 && t >= limits.timeLimitSeconds;
       uint64_t bytes = tableBytes();
@@ -358,12 +364,12 @@ SearchOutcome AStar::run() {
         list.emplace_back(std::move(profile), node.g);
     }
     ++out.expansions;
-    double hNext = h(node.pos + 1);
     space.forEachChoice(node.pos, [&](const StepChoice &c) {
       auto r = space.step(node.pos, key, c);
       if (!r)
         return;
       double g = node.g + r->cost;
+      double hNext = h(node.pos + 1, r->next);
       if (g + hNext > incumbent * (1 + 1e-12))
         return;
       for (unsigned i = 0; i < reps; ++i) {

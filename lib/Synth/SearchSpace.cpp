@@ -721,10 +721,21 @@ void SpaceBuilder::chainBound(
     diff[q + 1] -= suffix[q];
   }
   double h = 0;
+  SearchSpace::Chains &ch = s.chains;
+  ch.otherH = s.suffixH;
+  ch.chainH.assign(n + 1, 0);
   for (unsigned p = 0; p <= n; ++p) {
     h += diff[p];
-    s.suffixH[p] = std::max(s.suffixH[p], std::max(0.0, h));
+    ch.chainH[p] = std::max(0.0, h);
+    s.suffixH[p] = std::max(s.suffixH[p], ch.chainH[p]);
   }
+  ch.consumer.assign(s.values.size(), -1);
+  for (unsigned q = 0; q < n; ++q)
+    if (prev[q] >= 0)
+      ch.consumer[edgeValue[q]] = int(q);
+  ch.edgeSlot = std::move(edgeSlot);
+  ch.best = std::move(best);
+  ch.suffix = std::move(suffix);
 }
 
 llvm::Expected<std::unique_ptr<SearchSpace>>

@@ -18,9 +18,10 @@ namespace cl = llvm::cl;
 
 SynthFlags::SynthFlags(cl::OptionCategory &category)
     : heuristic("heuristic",
-                cl::desc("A* heuristic: admissible (default; max over devices "
-                         "of the remaining ops' cheapest compute) or zero "
-                         "(uniform-cost search, as HAP)"),
+                cl::desc("A* heuristic: admissible (default; each remaining "
+                         "op's least step cost, chains of relayouts between "
+                         "them; docs/Synthesis.md) or zero (uniform-cost "
+                         "search, as HAP)"),
                 cl::init("admissible"), cl::cat(category)),
       noMemo("no-memo", cl::desc("Do not memoise repeated blocks"),
              cl::cat(category)),
@@ -45,6 +46,11 @@ SynthFlags::SynthFlags(cl::OptionCategory &category)
                              "plan found is written with capped: true "
                              "(exit 2 if none)"),
                     cl::value_desc("N"), cl::init(0), cl::cat(category)),
+      searchMemory("search-memory",
+                   cl::desc("Stop a search whose tables (states, open list) "
+                            "reach about GB gigabytes (default 1); the best "
+                            "plan found is written with capped: true"),
+                   cl::value_desc("GB"), cl::init(0), cl::cat(category)),
       align("align",
             cl::desc("Every integer shard size a multiple of N (on top of "
                      "reshape alignments)"),
@@ -66,6 +72,9 @@ static llvm::Expected<SynthOptions> toOptions(const SynthFlags &flags,
   if (flags.timeLimit < 0)
     return badInput("--time-limit must be positive, got {0}",
                     double(flags.timeLimit));
+  if (flags.searchMemory < 0)
+    return badInput("--search-memory must be positive, got {0} GB",
+                    double(flags.searchMemory));
   if (flags.align < 1)
     return badInput("--align must be at least 1, got {0}",
                     int64_t(flags.align));
@@ -73,6 +82,7 @@ static llvm::Expected<SynthOptions> toOptions(const SynthFlags &flags,
   options.fixedRatios = flags.fixedRatios;
   options.timeLimitSeconds = flags.timeLimit;
   options.maxExpansions = flags.maxExpansions;
+  options.maxStateBytes = uint64_t(flags.searchMemory * 1e9);
   options.align = flags.align;
   options.eval = eval;
   return options;
@@ -101,6 +111,7 @@ static std::string cacheKey(const SynthFlags &flags, const SynthInputs &in) {
        std::to_string(flags.fixedRatios.getValue()),
        std::to_string(flags.timeLimit.getValue()),
        std::to_string(flags.maxExpansions.getValue()),
+       std::to_string(flags.searchMemory.getValue()),
        std::to_string(flags.align.getValue())});
 }
 

@@ -197,6 +197,10 @@ public:
   /// h: per representative Σ over positions ≥ p of the cheapest compute;
   /// the admissible heuristic is its maximum.
   double heuristic(unsigned p) const { return suffixH[p]; }
+  /// The admissible heuristic of a state: heuristic(p) with the chain bound
+  /// charged from what the state holds (docs/Synthesis.md "State bound").
+  /// Infinity when no completion is possible. (lib/Synth/StateBound.cpp)
+  double heuristic(unsigned p, const StateKey &key);
   /// The least cost any step at position p can have (its op's cost floor:
   /// least over options of compute + least gradient sync + least optimizer).
   double opFloor(unsigned p) const { return opFloor_[p]; }
@@ -256,6 +260,23 @@ private:
   RepVector capacity_;
   std::vector<double> suffixH;
   std::vector<double> opFloor_;
+  /// The chain bound's tables, kept for the state bound.
+  struct Chains {
+    /// Per op: the operand slot its chain edge enters (when it has one).
+    std::vector<unsigned> edgeSlot;
+    /// Per op and option: least cost of the chain from that op on.
+    std::vector<std::vector<double>> best;
+    /// Per op: least over its options of best.
+    std::vector<double> suffix;
+    /// Per position: the chain bound, and the other bounds' maximum.
+    std::vector<double> chainH, otherH;
+    /// Per value: the op its chain edge enters, or -1.
+    std::vector<int> consumer;
+    /// Memoised terms: (op or value/use, held set) -> seconds.
+    llvm::DenseMap<uint64_t, double> entry, use;
+  } chains;
+  double entryBound(unsigned q, unsigned value, HeldId held);
+  double useBound(unsigned value, unsigned use, HeldId held);
   std::vector<RepVector> memoryFloor_;
   /// Per value and use index k: the sorted distributions any option of a
   /// use at index >= k may require of it (held distributions outside this
