@@ -65,8 +65,8 @@ struct Exit {
 
 /// Survivors are compared with at most this many cheaper survivors.
 constexpr size_t kCompare = 256;
-/// Transitions the local improvement of each data-parallel seed may spend.
-constexpr uint64_t kImproveSteps = 5'000'000;
+/// Transitions the local improvement of the seeds may spend.
+constexpr uint64_t kImproveSteps = 10'000'000;
 
 /// Which of `n` states at position p survive: not dominated by a cheaper
 /// (or equal, earlier) one. `keyOf(i)`, `gOf(i)`. Compares each state with
@@ -324,14 +324,21 @@ std::optional<SearchOutcome> MemoSearch::run() {
   frontier[0].push_back(
       {{}, 0, ~0u, nullptr, 0, RepVector(reps, 0), RepVector(reps, 0)});
   std::set<unsigned> seenClasses;
-  // An upper bound on the memory-blind optimum: the data-parallel seeds,
-  // improved locally (a budget of transitions, as the plain A*'s seeds).
+  // An upper bound on the memory-blind optimum: the seeds, cheapest first,
+  // improved locally within one budget of transitions (as the plain A*'s).
   incumbent = std::numeric_limits<double>::infinity();
-  for (bool minMemory : {false, true})
-    if (auto sd = dataParallelSeed(space, minMemory, /*memoryPruning=*/false)) {
-      improvePlan(space, *sd, /*memoryPruning=*/false, kImproveSteps);
-      incumbent = std::min(incumbent, sd->cost);
-    }
+  std::vector<SearchOutcome> seeds = seedPlans(space, /*memoryPruning=*/false);
+  llvm::stable_sort(seeds, [](const SearchOutcome &x, const SearchOutcome &y) {
+    return x.cost < y.cost;
+  });
+  uint64_t improveLeft = kImproveSteps;
+  for (SearchOutcome &sd : seeds) {
+    if (improveLeft)
+      improveLeft -=
+          std::min(improveLeft, improvePlan(space, sd, /*memoryPruning=*/false,
+                                            improveLeft));
+    incumbent = std::min(incumbent, sd.cost);
+  }
   for (unsigned k = 0; k + 1 < cut.size(); ++k) {
     unsigned a = cut[k], b = cut[k + 1];
     unsigned cls = classOf(a, b);
@@ -376,11 +383,13 @@ std::optional<SearchOutcome> MemoSearch::run() {
         }
       }
     }
-    // States that cannot beat the incumbent, then dominated ones.
-    double h = limits.admissible ? space.heuristic(b) : 0;
+    // States that cannot beat the incumbent (by the state bound), then
+    // dominated ones.
     std::vector<bool> keep(next.size(), true);
-    for (size_t i = 0; i < next.size(); ++i)
+    for (size_t i = 0; i < next.size(); ++i) {
+      double h = limits.admissible ? space.heuristic(b, next[i].key) : 0;
       keep[i] = next[i].g + h <= incumbent * (1 + 1e-12);
+    }
     compact(next, keep);
     compact(next,
             survivors(
