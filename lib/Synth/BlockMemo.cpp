@@ -65,8 +65,6 @@ struct Exit {
 
 /// Survivors are compared with at most this many cheaper survivors.
 constexpr size_t kCompare = 256;
-/// Transitions the local improvement of the seeds may spend.
-constexpr uint64_t kImproveSteps = 10'000'000;
 
 /// Which of `n` states at position p survive: not dominated by a cheaper
 /// (or equal, earlier) one. `keyOf(i)`, `gOf(i)`. Compares each state with
@@ -324,21 +322,15 @@ std::optional<SearchOutcome> MemoSearch::run() {
   frontier[0].push_back(
       {{}, 0, ~0u, nullptr, 0, RepVector(reps, 0), RepVector(reps, 0)});
   std::set<unsigned> seenClasses;
-  // An upper bound on the memory-blind optimum: the seeds, cheapest first,
-  // improved locally within one budget of transitions (as the plain A*'s).
+  // An upper bound on the memory-blind optimum: the cheapest seed (any plan
+  // is one), else a memory-blind data-parallel seed.
   incumbent = std::numeric_limits<double>::infinity();
-  std::vector<SearchOutcome> seeds = seedPlans(space, /*memoryPruning=*/false);
-  llvm::stable_sort(seeds, [](const SearchOutcome &x, const SearchOutcome &y) {
-    return x.cost < y.cost;
-  });
-  uint64_t improveLeft = kImproveSteps;
-  for (SearchOutcome &sd : seeds) {
-    if (improveLeft)
-      improveLeft -=
-          std::min(improveLeft, improvePlan(space, sd, /*memoryPruning=*/false,
-                                            improveLeft));
-    incumbent = std::min(incumbent, sd.cost);
-  }
+  if (!limits.seeds->empty())
+    incumbent = limits.seeds->front().cost;
+  else
+    for (bool minMemory : {false, true})
+      if (auto sd = dataParallelSeed(space, minMemory, /*memoryPruning=*/false))
+        incumbent = std::min(incumbent, sd->cost);
   for (unsigned k = 0; k + 1 < cut.size(); ++k) {
     unsigned a = cut[k], b = cut[k + 1];
     unsigned cls = classOf(a, b);
@@ -440,6 +432,13 @@ SearchOutcome weft::synth::search(SearchSpace &space,
                                   const SearchLimits &limits) {
   if (!limits.memo)
     return searchAStar(space, limits);
+  if (!limits.seeds) {
+    // Improved once, shared by the memo and the plain A*.
+    SearchLimits shared = limits;
+    shared.seeds = std::make_shared<const std::vector<SearchOutcome>>(
+        improvedSeedPlans(space, limits.memoryPruning));
+    return search(space, shared);
+  }
   auto start = Clock::now();
   // The memoised search gets half of each limit; the rest is the plain
   // A*'s when it has to run.

@@ -146,3 +146,22 @@ uint64_t weft::synth::improvePlan(SearchSpace &space, SearchOutcome &plan,
   }
   return im.steps;
 }
+
+std::vector<SearchOutcome> weft::synth::improvedSeedPlans(SearchSpace &space,
+                                                          bool memoryPruning,
+                                                          uint64_t maxSteps) {
+  std::vector<SearchOutcome> seeds = seedPlans(space, memoryPruning);
+  llvm::stable_sort(seeds, [](const SearchOutcome &a, const SearchOutcome &b) {
+    return a.cost < b.cost;
+  });
+  for (SearchOutcome &sd : seeds) {
+    if (!maxSteps)
+      break;
+    maxSteps -=
+        std::min(maxSteps, improvePlan(space, sd, memoryPruning, maxSteps));
+  }
+  llvm::stable_sort(seeds, [](const SearchOutcome &a, const SearchOutcome &b) {
+    return a.cost < b.cost;
+  });
+  return seeds;
+}

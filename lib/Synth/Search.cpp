@@ -138,9 +138,6 @@ private:
   /// dominance across distributions (cost-only dominance runs only).
   std::vector<std::vector<std::pair<Profile, double>>> closedAt;
   static constexpr size_t kClosedPerPosition = 32;
-  /// Transitions the local improvement of the seeds may spend, and again
-  /// that of a stopped search's plan (10M: about 1.4 s on BERT-12 / hap-64).
-  static constexpr uint64_t kImproveSteps = 10'000'000;
 };
 
 uint32_t AStar::add(uint32_t parent, unsigned pos, const StateKey &key,
@@ -264,24 +261,13 @@ SearchOutcome AStar::run() {
     incumbent = inc->first;
     incumbentNode = inc->second;
   }
-  // Seeds: an incumbent whenever a data-parallel plan fits; each improved
-  // locally (improvePlan), cheapest first, within one budget of
-  // transitions, before it bounds the search.
-  std::vector<SearchOutcome> seeds = seedPlans(space, limits.memoryPruning);
-  llvm::stable_sort(seeds, [](const SearchOutcome &a, const SearchOutcome &b) {
-    return a.cost < b.cost;
-  });
-  uint64_t improveLeft = kImproveSteps;
-  for (SearchOutcome &sd : seeds) {
-    if (improveLeft)
-      improveLeft -=
-          std::min(improveLeft,
-                   improvePlan(space, sd, limits.memoryPruning, improveLeft));
-    if (sd.cost < incumbent) {
-      incumbent = sd.cost;
-      incumbentNode = ~0u;
-      seed = std::move(sd);
-    }
+  // Seeds, improved locally (searchAStar computes them once): an incumbent
+  // whenever a data-parallel plan fits.
+  assert(limits.seeds && "searchAStar provides the seeds");
+  if (!limits.seeds->empty() && limits.seeds->front().cost < incumbent) {
+    incumbent = limits.seeds->front().cost;
+    incumbentNode = ~0u;
+    seed = limits.seeds->front();
   }
   // A beam over the positions (its states count as expansions): about a
   // quarter of an expansion budget, 8 to 256 states per position, skipped
@@ -291,8 +277,8 @@ SearchOutcome AStar::run() {
     unsigned width =
         unsigned(std::clamp<uint64_t>(budget / std::max(1u, end), 8, 256));
     auto sd = beamSeed(space, width, limits.memoryPruning, &out.expansions);
-    if (sd && improveLeft)
-      improvePlan(space, *sd, limits.memoryPruning, improveLeft);
+    if (sd)
+      improvePlan(space, *sd, limits.memoryPruning, kDefaultImproveSteps / 4);
     if (sd && sd->cost < incumbent) {
       incumbent = sd->cost;
       incumbentNode = ~0u;
@@ -409,7 +395,7 @@ SearchOutcome AStar::run() {
   // A stopped search's plan is improved locally (never worse; its cost is
   // replayed, so the gap below stays a proven bound).
   if (out.capped && out.found)
-    improvePlan(space, out, limits.memoryPruning, kImproveSteps);
+    improvePlan(space, out, limits.memoryPruning, kDefaultImproveSteps);
   out.stateBytes = std::max(out.stateBytes, tableBytes());
   if (!out.capped)
     out.lowerBound = out.cost;
@@ -430,6 +416,12 @@ SearchOutcome weft::synth::searchAStar(SearchSpace &space,
   // Dominance on cost alone is exact when memory never binds; otherwise
   // search again with memory in the dominance test (DESIGN.md §4), with
   // what is left of the limits.
+  if (!limits.seeds) {
+    SearchLimits shared = limits;
+    shared.seeds = std::make_shared<const std::vector<SearchOutcome>>(
+        improvedSeedPlans(space, limits.memoryPruning));
+    return searchAStar(space, shared);
+  }
   SearchOutcome out;
   uint64_t firstBytes = 0;
   {

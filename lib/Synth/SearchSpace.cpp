@@ -132,9 +132,11 @@ struct SpaceBuilder {
                        bool grad);
   void finish();
   void chainBound(const std::vector<std::vector<double>> &nodeCost);
-  /// Raises cost[o] (an option's floor) to the least step() cost over the
-  /// option's storage choices from the most favourable state.
-  void exactNodeCosts(unsigned p, std::vector<double> &cost);
+  /// Per option of op p: the least step() cost over its storage choices
+  /// from the most favourable state, every operand held as the option needs
+  /// it (so only compute, the recipe's all-reduces, the storage's sync and
+  /// gathers and the optimizer update remain); infinity when impossible.
+  std::vector<double> exactNodeCosts(unsigned p);
 };
 } // namespace weft::synth
 
@@ -521,27 +523,19 @@ void SpaceBuilder::finish() {
   }
   // Memory floor: per op the least (kept + first-use storage) over its
   // options, summed from the end. Alongside, the cost floor of each op: the
-  // least over its options of (max over devices of the compute + max over
-  // devices of the least gradient sync of the parameters it uses first +
-  // their least optimizer time); each step costs at least its op's floor,
-  // so the suffix sum is an admissible, consistent h (and never below the
-  // max over devices of the summed cheapest compute).
+  // least over its choices of the step's own cost from the most favourable
+  // state (exactNodeCosts); each step costs at least its op's floor, so the
+  // suffix sum is an admissible, consistent h (and never below the max over
+  // devices of the summed cheapest compute).
   s.memoryFloor_.assign(n + 1, RepVector(reps, 0));
   std::vector<double> costFloor(n + 1, 0);
   s.opFloor_.assign(n, 0);
-  constexpr double inf = std::numeric_limits<double>::infinity();
   std::vector<std::vector<double>> nodeCost(n);
   for (int p = int(n) - 1; p >= 0; --p) {
     const OpInfo &op = s.ops[p];
     RepVector least(reps, std::numeric_limits<double>::infinity());
-    double leastCost = std::numeric_limits<double>::infinity();
-    nodeCost[p].assign(op.options.size(), inf);
-    for (auto [oi, option] : llvm::enumerate(op.options)) {
+    for (const OpOption &option : op.options) {
       RepVector need(option.kept.begin(), option.kept.end());
-      // The recipe's own all-reduces are communication of every plan
-      // choosing this option.
-      RepVector sync(option.recipeComm.begin(), option.recipeComm.end());
-      double optimizer = 0;
       bool possible = true;
       for (auto [i, v] : llvm::enumerate(op.operands)) {
         const ValueInfo &info = s.values[v];
@@ -557,31 +551,18 @@ void SpaceBuilder::finish() {
         }
         for (unsigned r = 0; r < reps; ++r) {
           double m = std::numeric_limits<double>::infinity();
-          double y = std::numeric_limits<double>::infinity();
-          for (const StorageOption &so : opts) {
+          for (const StorageOption &so : opts)
             m = std::min(m, so.committed[r]);
-            y = std::min(y, so.sync[r]);
-          }
           need[r] += m;
-          sync[r] += y;
         }
-        double o = std::numeric_limits<double>::infinity();
-        for (const StorageOption &so : opts)
-          o = std::min(o, so.optimizerSeconds);
-        optimizer += o;
       }
       if (!possible)
         continue;
       for (unsigned r = 0; r < reps; ++r)
         least[r] = std::min(least[r], need[r]);
-      nodeCost[p][oi] =
-          *std::max_element(option.compute.begin(), option.compute.end()) +
-          *std::max_element(sync.begin(), sync.end()) + optimizer;
     }
-    // Tighter where a step can be priced exactly: every choice's own step
-    // from a state that already holds each operand as the option needs it
-    // (so only its storage's sync, gathers and update remain).
-    exactNodeCosts(unsigned(p), nodeCost[p]);
+    nodeCost[p] = exactNodeCosts(unsigned(p));
+    double leastCost = std::numeric_limits<double>::infinity();
     for (double c : nodeCost[p])
       leastCost = std::min(leastCost, c);
     for (unsigned r = 0; r < reps; ++r)
@@ -595,7 +576,7 @@ void SpaceBuilder::finish() {
   chainBound(nodeCost);
 }
 
-void SpaceBuilder::exactNodeCosts(unsigned p, std::vector<double> &cost) {
+std::vector<double> SpaceBuilder::exactNodeCosts(unsigned p) {
   const OpInfo &op = s.ops[p];
   llvm::ArrayRef<unsigned> live = s.liveAt[p];
   HeldId any = s.internHeld({0, {0}});
@@ -605,8 +586,8 @@ void SpaceBuilder::exactNodeCosts(unsigned p, std::vector<double> &cost) {
   int keyOption = -1;
   s.forEachChoice(p, [&](const StepChoice &c) {
     if (keyOption != int(c.option)) {
-      // Each operand held as the option needs it (leaves used here first
-      // are not live yet and take their storage in step()).
+      // Each operand held as the option needs it (a leaf used here first
+      // takes its storage in step(), whatever the key holds).
       keyOption = c.option;
       key.assign(live.size(), any);
       const OpOption &option = op.options[c.option];
@@ -625,9 +606,7 @@ void SpaceBuilder::exactNodeCosts(unsigned p, std::vector<double> &cost) {
     if (auto r = s.step(p, key, c))
       best[c.option] = std::min(best[c.option], r->cost);
   });
-  for (auto [o, c] : llvm::enumerate(cost))
-    if (std::isfinite(best[o]))
-      c = std::max(c, best[o]);
+  return best;
 }
 
 /// The chain bound (docs/Synthesis.md): the ops are covered by disjoint

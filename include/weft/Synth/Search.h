@@ -17,28 +17,9 @@
 
 #include "weft/Synth/SearchSpace.h"
 #include <functional>
+#include <memory>
 
 namespace weft::synth {
-
-/// Limits and switches of one search.
-struct SearchLimits {
-  /// Use h (admissible); false: h = 0 (uniform cost).
-  bool admissible = true;
-  /// Memoise repeated blocks (outer DP); false: one A* over the program.
-  bool memo = true;
-  /// Stop after this many expansions (0: none).
-  uint64_t maxExpansions = 0;
-  /// Stop after this many seconds (0: none).
-  double timeLimitSeconds = 0;
-  /// Stop when the search's own tables (states, keys, open list, duplicate
-  /// index) are estimated to hold this many bytes (0: none).
-  uint64_t maxStateBytes = 0;
-  /// Prune states over memory capacity (false: find the best plan ignoring
-  /// memory, to report the shortfall).
-  bool memoryPruning = true;
-  /// Called about once a second once a search has run for 1 s.
-  std::function<void(llvm::StringRef)> progress;
-};
 
 /// What a search found.
 struct SearchOutcome {
@@ -62,6 +43,30 @@ struct SearchOutcome {
   uint64_t stateBytes = 0;
   /// The memoised search finished and gave this plan (false: plain A*).
   bool memoised = false;
+};
+
+/// Limits and switches of one search.
+struct SearchLimits {
+  /// Use h (admissible); false: h = 0 (uniform cost).
+  bool admissible = true;
+  /// Memoise repeated blocks (outer DP); false: one A* over the program.
+  bool memo = true;
+  /// Stop after this many expansions (0: none).
+  uint64_t maxExpansions = 0;
+  /// Stop after this many seconds (0: none).
+  double timeLimitSeconds = 0;
+  /// Stop when the search's own tables (states, keys, open list, duplicate
+  /// index) are estimated to hold this many bytes (0: none).
+  uint64_t maxStateBytes = 0;
+  /// Prune states over memory capacity (false: find the best plan ignoring
+  /// memory, to report the shortfall).
+  bool memoryPruning = true;
+  /// Called about once a second once a search has run for 1 s.
+  std::function<void(llvm::StringRef)> progress;
+  /// Incumbent plans (improvedSeedPlans), computed once by search() or
+  /// searchAStar() and shared by the searches they run; null: computed
+  /// there.
+  std::shared_ptr<const std::vector<SearchOutcome>> seeds;
 };
 
 /// Per op the option that leaves the fullest device least full (committed
@@ -108,6 +113,16 @@ dataParallelSeed(SearchSpace &space, bool minMemory, bool memoryPruning = true);
 /// spent.
 uint64_t improvePlan(SearchSpace &space, SearchOutcome &plan,
                      bool memoryPruning = true, uint64_t maxSteps = 0);
+
+/// Transitions one local improvement may spend by default (10 M: about
+/// 1.4 s on BERT-12 / hap-64).
+constexpr uint64_t kDefaultImproveSteps = 10'000'000;
+
+/// seedPlans, each improved locally, cheapest first, within one budget of
+/// `maxSteps` transitions; sorted by cost.
+std::vector<SearchOutcome>
+improvedSeedPlans(SearchSpace &space, bool memoryPruning = true,
+                  uint64_t maxSteps = kDefaultImproveSteps);
 
 /// Plain A* over the whole program.
 SearchOutcome searchAStar(SearchSpace &space, const SearchLimits &limits);

@@ -20,17 +20,56 @@
 
 using namespace weft;
 
-TEST(SynthBench, Run) {
-  const char *model = std::getenv("WEFT_SYNTH_MODEL");
-  const char *clusterPath = std::getenv("WEFT_SYNTH_CLUSTER");
-  if (!model || !clusterPath)
-    GTEST_SKIP() << "set WEFT_SYNTH_MODEL and WEFT_SYNTH_CLUSTER";
-  auto spec = loadClusterSpec(clusterPath);
-  ASSERT_TRUE(bool(spec)) << llvm::toString(spec.takeError());
+namespace {
+/// The model (graph program) and cluster named by WEFT_SYNTH_MODEL and
+/// WEFT_SYNTH_CLUSTER, for a bench that runs only when `flag` (null: none)
+/// is set too.
+struct BenchInputs {
+  /// `withSpace`: also build the search space (at speed ratios).
+  explicit BenchInputs(const char *flag, bool withSpace = false) {
+    const char *model = std::getenv("WEFT_SYNTH_MODEL");
+    const char *clusterPath = std::getenv("WEFT_SYNTH_CLUSTER");
+    if (!model || !clusterPath || (flag && !std::getenv(flag))) {
+      skip = std::string("set WEFT_SYNTH_MODEL, WEFT_SYNTH_CLUSTER") +
+             (flag ? std::string(" and ") + flag : "");
+      return;
+    }
+    auto loaded = loadClusterSpec(clusterPath);
+    if (!loaded) {
+      error = llvm::toString(loaded.takeError());
+      return;
+    }
+    spec = std::move(*loaded);
+    test::loadDialects(ctx);
+    graph = mlir::parseSourceFile<mlir::ModuleOp>(model, &ctx);
+    if (!graph) {
+      error = std::string("cannot parse ") + model;
+      return;
+    }
+    if (!withSpace)
+      return;
+    auto built = synth::SearchSpace::build(*graph, *spec, {});
+    if (built)
+      space = std::move(*built);
+    else
+      error = llvm::toString(built.takeError());
+  }
+  std::optional<ClusterSpec> spec;
   mlir::MLIRContext ctx;
-  test::loadDialects(ctx);
-  auto graph = mlir::parseSourceFile<mlir::ModuleOp>(model, &ctx);
-  ASSERT_TRUE(graph);
+  mlir::OwningOpRef<mlir::ModuleOp> graph;
+  std::unique_ptr<synth::SearchSpace> space;
+  /// Why the bench does not run, and a load error ("" when none).
+  std::string skip, error;
+};
+} // namespace
+
+TEST(SynthBench, Run) {
+  BenchInputs in(nullptr);
+  if (!in.skip.empty())
+    GTEST_SKIP() << in.skip;
+  ASSERT_TRUE(in.graph) << in.error;
+  ClusterSpec &spec = *in.spec;
+  mlir::ModuleOp graph = *in.graph;
   SynthOptions options;
   options.fixedRatios = true;
   if (const char *h = std::getenv("WEFT_SYNTH_HEURISTIC"))
@@ -44,7 +83,7 @@ TEST(SynthBench, Run) {
     options.timeLimitSeconds = std::strtod(t, nullptr);
   options.progress = [](llvm::StringRef line) { llvm::errs() << line << "\n"; };
   auto start = std::chrono::steady_clock::now();
-  auto result = synthesize(*graph, *spec, options);
+  auto result = synthesize(graph, spec, options);
   double wall =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
           .count();
@@ -63,25 +102,20 @@ TEST(SynthBench, Run) {
 }
 
 TEST(SynthBench, CompareSteps) {
-  const char *model = std::getenv("WEFT_SYNTH_MODEL");
-  const char *clusterPath = std::getenv("WEFT_SYNTH_CLUSTER");
-  if (!model || !clusterPath || !std::getenv("WEFT_SYNTH_STEPS"))
-    GTEST_SKIP()
-        << "set WEFT_SYNTH_MODEL, WEFT_SYNTH_CLUSTER, WEFT_SYNTH_STEPS";
-  auto spec = loadClusterSpec(clusterPath);
-  ASSERT_TRUE(bool(spec));
-  mlir::MLIRContext ctx;
-  test::loadDialects(ctx);
-  auto graph = mlir::parseSourceFile<mlir::ModuleOp>(model, &ctx);
-  ASSERT_TRUE(graph);
+  BenchInputs in("WEFT_SYNTH_STEPS");
+  if (!in.skip.empty())
+    GTEST_SKIP() << in.skip;
+  ASSERT_TRUE(in.graph) << in.error;
+  ClusterSpec &spec = *in.spec;
+  mlir::ModuleOp graph = *in.graph;
   SynthOptions options;
   options.memo = false;
   options.fixedRatios = std::getenv("WEFT_SYNTH_FIXED") != nullptr;
   if (const char *n = std::getenv("WEFT_SYNTH_MAX_EXPANSIONS"))
     options.maxExpansions = std::strtoull(n, nullptr, 10);
-  auto result = synthesize(*graph, *spec, options);
+  auto result = synthesize(graph, spec, options);
   ASSERT_TRUE(bool(result)) << llvm::toString(result.takeError());
-  auto estimate = evaluatePlan(*result->plan, *spec, options.eval);
+  auto estimate = evaluatePlan(*result->plan, spec, options.eval);
   ASSERT_TRUE(bool(estimate));
   for (const ExplainRow &row : result->explain)
     llvm::outs() << llvm::formatv("search {0,-40} {1:e3} {2:e3}\n",
@@ -104,20 +138,11 @@ TEST(SynthBench, CompareSteps) {
 }
 
 TEST(SynthBench, Seeds) {
-  const char *model = std::getenv("WEFT_SYNTH_MODEL");
-  const char *clusterPath = std::getenv("WEFT_SYNTH_CLUSTER");
-  if (!model || !clusterPath || !std::getenv("WEFT_SYNTH_SEEDS"))
-    GTEST_SKIP() << "set WEFT_SYNTH_MODEL, WEFT_SYNTH_CLUSTER, "
-                    "WEFT_SYNTH_SEEDS";
-  auto spec = loadClusterSpec(clusterPath);
-  ASSERT_TRUE(bool(spec));
-  mlir::MLIRContext ctx;
-  test::loadDialects(ctx);
-  auto graph = mlir::parseSourceFile<mlir::ModuleOp>(model, &ctx);
-  ASSERT_TRUE(graph);
-  auto space = synth::SearchSpace::build(*graph, *spec, {});
-  ASSERT_TRUE(bool(space));
-  synth::SearchSpace &s = **space;
+  BenchInputs in("WEFT_SYNTH_SEEDS", /*withSpace=*/true);
+  if (!in.skip.empty())
+    GTEST_SKIP() << in.skip;
+  ASSERT_TRUE(in.space) << in.error;
+  synth::SearchSpace &s = *in.space;
   for (unsigned r = 0; r < s.numReps(); ++r)
     llvm::outs() << llvm::formatv(
         "rep {0}: floor {1:f2} GB, capacity {2:f2} GB\n", r,
@@ -148,19 +173,11 @@ TEST(SynthBench, Seeds) {
 // WEFT_SYNTH_GAP=1 plus the model and cluster; WEFT_SYNTH_MAX_EXPANSIONS
 // bounds the A* whose plan is examined (default 100000).
 TEST(SynthBench, Gap) {
-  const char *model = std::getenv("WEFT_SYNTH_MODEL");
-  const char *clusterPath = std::getenv("WEFT_SYNTH_CLUSTER");
-  if (!model || !clusterPath || !std::getenv("WEFT_SYNTH_GAP"))
-    GTEST_SKIP() << "set WEFT_SYNTH_MODEL, WEFT_SYNTH_CLUSTER, WEFT_SYNTH_GAP";
-  auto spec = loadClusterSpec(clusterPath);
-  ASSERT_TRUE(bool(spec));
-  mlir::MLIRContext ctx;
-  test::loadDialects(ctx);
-  auto graph = mlir::parseSourceFile<mlir::ModuleOp>(model, &ctx);
-  ASSERT_TRUE(graph);
-  auto space = synth::SearchSpace::build(*graph, *spec, {});
-  ASSERT_TRUE(bool(space));
-  synth::SearchSpace &s = **space;
+  BenchInputs in("WEFT_SYNTH_GAP", /*withSpace=*/true);
+  if (!in.skip.empty())
+    GTEST_SKIP() << in.skip;
+  ASSERT_TRUE(in.space) << in.error;
+  synth::SearchSpace &s = *in.space;
   synth::SearchLimits limits;
   limits.memo = false;
   limits.maxExpansions = 100000;
