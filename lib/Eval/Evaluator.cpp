@@ -199,7 +199,14 @@ void PlanEvaluator::priceCompute(Operation *op, mlir::Region *region,
         return;
       step.backward[d] +=
           opTime(type, options.dtype, terms.backward, options.profile).seconds;
-      kept[d] += terms.keptBytes;
+      if (!recomputing) {
+        kept[d] += terms.keptBytes;
+        return;
+      }
+      // Recomputed: the forward runs again before the backward; what it
+      // saves lives only while its run is recomputed.
+      step.backward[d] += fwd.seconds;
+      runBytes[d] += terms.keptBytes;
     };
     if (region)
       region->walk([&](graph::CostOpInterface cop) { priceOne(cop); });
@@ -222,8 +229,17 @@ void PlanEvaluator::visitLocal(LocalOp op) {
               .getElementType()
               .isa<mlir::FloatType>())
         needsGradient.insert(r);
+  llvm::SmallVector<Value, 4> checkpoints;
+  auto effect = runs.visit(op, grad, checkpoints);
+  recomputing = effect == spmd::RecomputeRun::Effect::Join;
+  if (effect == spmd::RecomputeRun::Effect::Close)
+    closeRun();
+  for (Value in : checkpoints)
+    for (unsigned d = 0; d < n; ++d)
+      kept[d] += shardBytes(in, distOf(in), d);
   priceCompute(op, &op.getBody(), grad);
   priceRecipeStats(op, grad);
+  recomputing = false;
   closeStep(("local " + op.getVariant()).str());
 }
 
@@ -247,6 +263,9 @@ void PlanEvaluator::priceRecipeStats(LocalOp op, bool grad) {
     std::vector<double> fwd(n), dual(n);
     priceAlong(Collective::AllReduce, 1u << stat.axis, bytesOf, {}, fwd);
     if (grad && stat.hasDual)
+      priceAlong(Collective::AllReduce, 1u << stat.axis, bytesOf, {}, dual);
+    // A recomputed forward all-reduces again (charged with the backward).
+    if (recomputing)
       priceAlong(Collective::AllReduce, 1u << stat.axis, bytesOf, {}, dual);
     for (unsigned d = 0; d < n; ++d) {
       step.comm[d] += fwd[d] + dual[d];
@@ -296,6 +315,7 @@ llvm::Error PlanEvaluator::run(mlir::func::FuncOp func) {
     return badInput("the evaluator does not know '{0}'",
                     op.getName().getStringRef().str());
   }
+  closeRun();
   // Syncs of parameters never used still run.
   for (auto &[v, sync] : pendingSync)
     for (unsigned d = 0; d < n; ++d) {

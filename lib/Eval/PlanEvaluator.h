@@ -17,6 +17,7 @@
 #include "weft/Eval/Evaluator.h"
 #include "weft/Eval/MeshLayout.h"
 #include "weft/Spmd/Duals.h"
+#include "weft/Spmd/RecomputeRun.h"
 #include "llvm/ADT/DenseSet.h"
 #include <algorithm>
 #include <numeric>
@@ -57,7 +58,7 @@ public:
       : layout(layout), spec(spec), options(options),
         pricer(spec, options.profile, options.collectives),
         n(layout.numDevices()), step(n), counts(n), kept(n), transient(n),
-        optimizerElements(n), afterUpdate(n) {}
+        optimizerElements(n), afterUpdate(n), runBytes(n) {}
 
   llvm::Error run(mlir::func::FuncOp func);
   PlanEstimate finish();
@@ -108,6 +109,17 @@ private:
   PlanEstimate out;
   std::vector<MemoryCounts> counts;
   std::vector<double> kept, transient, optimizerElements, afterUpdate;
+  /// Recomputation (docs/Synthesis.md): the open run's saved bytes per
+  /// device, and whether the local being priced recomputes.
+  std::vector<double> runBytes;
+  spmd::RecomputeRun runs;
+  bool recomputing = false;
+  /// Closes the open run: its saved tensors are a transient.
+  void closeRun() {
+    for (unsigned d = 0; d < n; ++d)
+      transient[d] = std::max(transient[d], runBytes[d]);
+    runBytes.assign(n, 0);
+  }
   /// Values whose gradient flows back (they depend on a trainable parameter).
   llvm::DenseSet<Value> needsGradient;
   /// Values that are (relayouts of) a ZeRO-3 parameter.

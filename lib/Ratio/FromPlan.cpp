@@ -20,6 +20,7 @@
 #include "weft/Eval/MeshLayout.h"
 #include "weft/Ratio/StepCollapse.h"
 #include "weft/Spmd/RecipeStats.h"
+#include "weft/Spmd/RecomputeRun.h"
 #include "weft/Support/Error.h"
 #include "llvm/ADT/DenseSet.h"
 #include <cmath>
@@ -59,7 +60,7 @@ public:
         collectives(spec, options.collectives, at), n(layout.numDevices()),
         compute(n), comm(n), stored(n), grads(n), opt(n), kept(n),
         transient(n, {-1.0, LinearCost()}), optimizerElements(n),
-        afterUpdate(n) {}
+        afterUpdate(n), runBytes(n) {}
 
   llvm::Error run(mlir::func::FuncOp func);
   RatioProblem finish();
@@ -127,6 +128,15 @@ private:
   std::vector<Form> afterUpdate;
   llvm::DenseSet<Value> needsGradient, zero3Values;
   llvm::DenseMap<Value, std::vector<Form>> pendingSync;
+  /// Recomputation (docs/Synthesis.md): the open run's saved bytes.
+  std::vector<LinearCost> runBytes;
+  RecomputeRun runs;
+  bool recomputing = false;
+  void closeRun() {
+    for (unsigned d = 0; d < n; ++d)
+      noteTransient(d, runBytes[d]);
+    runBytes.assign(n, LinearCost());
+  }
   /// Devices per class agreeing with a device on some axes.
   std::map<std::pair<AxisMask, unsigned>, std::vector<unsigned>> agreeing;
   /// costTermsOf memo: op and concrete shapes.
@@ -544,7 +554,12 @@ bool PlanPricer::priceCompute(Operation *op, mlir::Region *region,
       if (!backward)
         return;
       roofline(w.backwardClass, w.f[2], w.f[3]);
-      addScaled(kept[d], w.f[4]);
+      if (!recomputing) {
+        addScaled(kept[d], w.f[4]);
+        return;
+      }
+      roofline(w.forwardClass, w.f[0], w.f[1]);
+      addScaled(runBytes[d], w.f[4]);
     };
     if (region)
       region->walk([&](graph::CostOpInterface cop) { priceOne(cop); });
@@ -568,8 +583,17 @@ void PlanPricer::visitLocal(LocalOp op) {
               .getElementType()
               .isa<mlir::FloatType>())
         needsGradient.insert(r);
+  llvm::SmallVector<Value, 4> checkpoints;
+  auto effect = runs.visit(op, grad, checkpoints);
+  recomputing = effect == spmd::RecomputeRun::Effect::Join;
+  if (effect == spmd::RecomputeRun::Effect::Close)
+    closeRun();
+  for (Value in : checkpoints)
+    for (unsigned d = 0; d < n; ++d)
+      addScaled(kept[d], bytesForm(in, distOf(in), d));
   priceCompute(op, &op.getBody(), grad);
   priceRecipeStats(op, grad);
+  recomputing = false;
   closeStep(("local " + op.getVariant()).str());
 }
 
@@ -602,6 +626,8 @@ void PlanPricer::priceRecipeStats(LocalOp op, bool grad) {
     };
     priceAlong(Collective::AllReduce, 1u << stat.axis, bytesOf, {}, comm);
     if (grad && stat.hasDual)
+      priceAlong(Collective::AllReduce, 1u << stat.axis, bytesOf, {}, comm);
+    if (recomputing)
       priceAlong(Collective::AllReduce, 1u << stat.axis, bytesOf, {}, comm);
   }
 }
@@ -679,6 +705,7 @@ llvm::Error PlanPricer::run(mlir::func::FuncOp func) {
     return badInput("the evaluator does not know '{0}'",
                     op.getName().getStringRef().str());
   }
+  closeRun();
   for (auto &[v, sync] : pendingSync)
     for (unsigned d = 0; d < n; ++d)
       comm[d].add(sync[d]);

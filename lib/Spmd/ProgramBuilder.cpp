@@ -324,9 +324,9 @@ llvm::Error Builder::visit(mlir::Operation *op) {
       llvm::any_of(opChoice.variants, [](const graph::ShardingVariant &v) {
         return v.needsGlobalOffset;
       });
-  auto local = b.create<LocalOp>(loc, op->getResultTypes(), inputs,
-                                 variantString(opChoice),
-                                 b.getArrayAttr(resultDists), offset);
+  auto local = b.create<LocalOp>(
+      loc, op->getResultTypes(), inputs, variantString(opChoice),
+      b.getArrayAttr(resultDists), offset, opChoice.recompute);
   llvm::SmallVector<mlir::Type> argTypes;
   llvm::SmallVector<mlir::Location> argLocs;
   for (Value v : op->getOperands()) {

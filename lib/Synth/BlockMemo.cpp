@@ -17,8 +17,8 @@
 // same key. An outer dynamic program over the cuts joins the blocks: exact
 // because cost is additive.
 //
-// Memory: blocks are solved ignoring memory. When the plan found fits (every
-// representative's committed + transient within capacity) it is optimal
+// Memory: blocks are solved ignoring memory. When the plan found fits (its
+// replayed peak within capacity on every representative) it is optimal
 // with memory too; otherwise the plain A* (memory in the state) runs
 // instead. Limits: every state expanded counts as an expansion; when the
 // memoised search would exceed a limit it stops and the plain A* runs with
@@ -60,7 +60,6 @@ struct Exit {
   StateKey key;
   double cost = 0;
   std::vector<StepChoice> choices;
-  RepVector committed, transient;
 };
 
 /// Survivors are compared with at most this many cheaper survivors.
@@ -122,7 +121,6 @@ public:
   unsigned blocks = 0, classes = 0, solves = 0;
 
 private:
-  std::vector<unsigned> cuts() const;
   unsigned classOf(unsigned a, unsigned b);
   unsigned opTableId(unsigned p);
   /// Solves block [a, b) from `entry`; none when a limit stopped it.
@@ -148,19 +146,6 @@ private:
   std::vector<int> opTableOf;
   std::map<std::pair<unsigned, std::string>, std::vector<Exit>> memo;
 };
-
-std::vector<unsigned> MemoSearch::cuts() const {
-  unsigned n = space.numPositions();
-  size_t least = ~size_t(0);
-  for (unsigned p = 1; p < n; ++p)
-    least = std::min(least, space.live(p).size());
-  std::vector<unsigned> out{0};
-  for (unsigned p = 1; p < n; ++p)
-    if (space.live(p).size() <= least + 1)
-      out.push_back(p);
-  out.push_back(n);
-  return out;
-}
 
 unsigned MemoSearch::opTableId(unsigned p) {
   if (opTableOf.empty())
@@ -236,11 +221,9 @@ std::optional<std::vector<Exit>> MemoSearch::solve(unsigned a, unsigned b,
     double g;
     uint32_t parent;
     StepChoice choice;
-    RepVector committed, transient;
   };
   std::vector<std::vector<Entry>> layers(b - a + 1);
-  layers[0].push_back(
-      {entry, 0, ~0u, {}, RepVector(reps, 0), RepVector(reps, 0)});
+  layers[0].push_back({entry, 0, ~0u, {}});
   for (unsigned q = a; q < b; ++q) {
     auto &cur = layers[q - a];
     auto &next = layers[q - a + 1];
@@ -258,15 +241,10 @@ std::optional<std::vector<Exit>> MemoSearch::solve(unsigned a, unsigned b,
         auto [it, inserted] = index.try_emplace(keyBytes(r->next), 0);
         if (!inserted && next[it->second].g <= g)
           return;
-        Entry e{std::move(r->next), g, i, c, from.committed, from.transient};
-        for (unsigned k = 0; k < reps; ++k) {
-          e.committed[k] += r->committed[k];
-          e.transient[k] = std::max(e.transient[k], r->transient[k]);
-        }
+        Entry e{std::move(r->next), g, i, c};
         if (inserted) {
           it->second = next.size();
-          bytes += sizeof(Entry) + e.key.size() * sizeof(HeldId) + 96 +
-                   4 * reps * sizeof(double);
+          bytes += sizeof(Entry) + e.key.size() * sizeof(HeldId) + 96;
           next.push_back(std::move(e));
         } else {
           next[it->second] = std::move(e);
@@ -290,8 +268,6 @@ std::optional<std::vector<Exit>> MemoSearch::solve(unsigned a, unsigned b,
     Exit x;
     x.key = last[i].key;
     x.cost = last[i].g;
-    x.committed = last[i].committed;
-    x.transient = last[i].transient;
     x.choices.resize(b - a);
     uint32_t at = i;
     for (unsigned q = b; q > a; --q) {
@@ -306,7 +282,7 @@ std::optional<std::vector<Exit>> MemoSearch::solve(unsigned a, unsigned b,
 }
 
 std::optional<SearchOutcome> MemoSearch::run() {
-  std::vector<unsigned> cut = cuts();
+  std::vector<unsigned> cut = space.cuts();
   blocks = cut.size() - 1;
   // Outer DP: per cut, the least cost to every state, with back-pointers.
   struct Outer {
@@ -316,11 +292,9 @@ std::optional<SearchOutcome> MemoSearch::run() {
     /// The memo entry and exit that led here.
     const std::vector<Exit> *exits;
     uint32_t exit;
-    RepVector committed, transient;
   };
   std::vector<std::vector<Outer>> frontier(cut.size());
-  frontier[0].push_back(
-      {{}, 0, ~0u, nullptr, 0, RepVector(reps, 0), RepVector(reps, 0)});
+  frontier[0].push_back({{}, 0, ~0u, nullptr, 0});
   std::set<unsigned> seenClasses;
   // An upper bound on the memory-blind optimum: the cheapest seed (any plan
   // is one), else a memory-blind data-parallel seed.
@@ -361,12 +335,7 @@ std::optional<SearchOutcome> MemoSearch::run() {
         auto [slot, inserted] = index.try_emplace(keyBytes(exits[x].key), 0);
         if (!inserted && next[slot->second].g <= g)
           continue;
-        const Outer &src = frontier[k][i];
-        Outer o{exits[x].key, g, i, &exits, x, src.committed, src.transient};
-        for (unsigned r = 0; r < reps; ++r) {
-          o.committed[r] += exits[x].committed[r];
-          o.transient[r] = std::max(o.transient[r], exits[x].transient[r]);
-        }
+        Outer o{exits[x].key, g, i, &exits, x};
         if (inserted) {
           slot->second = next.size();
           next.push_back(std::move(o));
@@ -410,9 +379,6 @@ std::optional<SearchOutcome> MemoSearch::run() {
   out.found = true;
   out.cost = goals[best].g;
   out.lowerBound = out.cost;
-  for (unsigned r = 0; r < reps; ++r)
-    out.peakMemory.push_back(goals[best].committed[r] +
-                             goals[best].transient[r]);
   std::vector<const Outer *> chain;
   uint32_t at = best;
   for (unsigned k = cut.size() - 1; k > 0; --k) {
@@ -424,6 +390,9 @@ std::optional<SearchOutcome> MemoSearch::run() {
     const Exit &x = (*o->exits)[o->exit];
     out.choices.insert(out.choices.end(), x.choices.begin(), x.choices.end());
   }
+  // Peak memory by replaying the plan (runs of recomputed ops may cross
+  // the cuts).
+  replay(space, out.choices, nullptr, &out.peakMemory);
   return out;
 }
 } // namespace

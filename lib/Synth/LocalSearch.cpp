@@ -20,7 +20,7 @@ namespace {
 struct Prefix {
   std::vector<StateKey> keys;
   std::vector<double> g;
-  std::vector<RepVector> committed, transient;
+  std::vector<MemoryTally> memory;
 };
 
 class Improver {
@@ -39,12 +39,8 @@ public:
         return false;
       prefix.keys[p + 1] = std::move(r->next);
       prefix.g[p + 1] = prefix.g[p] + r->cost;
-      for (unsigned i = 0; i < reps; ++i) {
-        prefix.committed[p + 1][i] = prefix.committed[p][i] + r->committed[i];
-        prefix.transient[p + 1][i] =
-            std::max(prefix.transient[p][i], r->transient[i]);
-      }
-      if (!fits(prefix.committed[p + 1], prefix.transient[p + 1]))
+      prefix.memory[p + 1] = prefix.memory[p].after(*r);
+      if (!fits(prefix.memory[p + 1]))
         return false;
     }
     return true;
@@ -57,7 +53,7 @@ public:
                                   double bound) {
     StateKey key = prefix.keys[p];
     double g = prefix.g[p];
-    RepVector committed = prefix.committed[p], transient = prefix.transient[p];
+    MemoryTally memory = prefix.memory[p];
     for (unsigned q = p; q < end; ++q) {
       auto r = space.step(q, key, q == p ? choice : choices[q]);
       ++steps;
@@ -66,22 +62,19 @@ public:
       g += r->cost;
       if (g >= bound)
         return std::nullopt;
-      for (unsigned i = 0; i < reps; ++i) {
-        committed[i] += r->committed[i];
-        transient[i] = std::max(transient[i], r->transient[i]);
-      }
-      if (!fits(committed, transient))
+      memory.add(*r);
+      if (!fits(memory))
         return std::nullopt;
       key = std::move(r->next);
     }
     return g;
   }
 
-  bool fits(const RepVector &committed, const RepVector &transient) const {
+  bool fits(const MemoryTally &memory) const {
     if (!memoryPruning)
       return true;
     for (unsigned i = 0; i < reps; ++i)
-      if (committed[i] + transient[i] > space.capacity()[i])
+      if (memory.peak(i) > space.capacity()[i])
         return false;
     return true;
   }
@@ -105,8 +98,7 @@ uint64_t weft::synth::improvePlan(SearchSpace &space, SearchOutcome &plan,
   Improver im(space, memoryPruning, maxSteps);
   im.prefix.keys.assign(end + 1, {});
   im.prefix.g.assign(end + 1, 0);
-  im.prefix.committed.assign(end + 1, RepVector(reps, 0));
-  im.prefix.transient.assign(end + 1, RepVector(reps, 0));
+  im.prefix.memory.assign(end + 1, MemoryTally(reps));
   std::vector<StepChoice> choices = plan.choices;
   if (!im.rebuild(choices, 0))
     return im.steps;
@@ -141,8 +133,7 @@ uint64_t weft::synth::improvePlan(SearchSpace &space, SearchOutcome &plan,
     plan.choices = std::move(choices);
     plan.peakMemory.clear();
     for (unsigned i = 0; i < reps; ++i)
-      plan.peakMemory.push_back(im.prefix.committed[end][i] +
-                                im.prefix.transient[end][i]);
+      plan.peakMemory.push_back(im.prefix.memory[end].peak(i));
   }
   return im.steps;
 }

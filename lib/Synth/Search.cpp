@@ -29,13 +29,18 @@ uint64_t packStorage(const StepChoice &c) {
   return x;
 }
 
-StepChoice unpack(uint16_t option, uint64_t storage, unsigned operands) {
+StepChoice unpack(uint16_t option, bool recompute, uint64_t storage,
+                  unsigned operands) {
   StepChoice c;
   c.option = option;
+  c.recompute = recompute;
   for (unsigned i = 0; i < operands; ++i)
     c.storage.push_back(uint8_t((storage >> (8 * i)) & 0xff));
   return c;
 }
+
+/// Doubles of memory per representative in a node (MemoryTally's fields).
+constexpr unsigned kMemFields = MemoryTally::kFields;
 
 struct Node {
   uint32_t parent;
@@ -43,6 +48,7 @@ struct Node {
   uint32_t keyOffset;
   uint32_t memOffset;
   uint16_t option;
+  bool recompute = false;
   bool dead = false;
   bool closed = false;
   uint64_t storage;
@@ -101,13 +107,20 @@ private:
   /// Greedy completion from `from`: the best-f successor at every step.
   std::optional<std::pair<double, uint32_t>> greedy(uint32_t from);
   std::vector<StepChoice> path(uint32_t goal) const;
+  /// The memory after `node` and step `r`, stored flat in `out`.
+  void after(const Node &node, const StepResult &r, double *out) const {
+    MemoryTally m = MemoryTally::load(&mems[node.memOffset], reps);
+    m.add(r);
+    m.store(out);
+  }
   /// Committed + transient + the memory floor of the ops still to come
   /// within capacity on every representative.
   bool fits(const double *mem, unsigned pos) const {
     if (!limits.memoryPruning)
       return true;
     for (unsigned r = 0; r < reps; ++r)
-      if (mem[r] + mem[reps + r] + space.memoryFloor(pos, r) >
+      if (mem[r] + std::max(mem[reps + r], mem[2 * reps + r]) +
+              space.memoryFloor(pos, r) >
           space.capacity()[r])
         return false;
     return true;
@@ -152,7 +165,7 @@ uint32_t AStar::add(uint32_t parent, unsigned pos, const StateKey &key,
     if (o.dead || o.g > g)
       continue;
     bool noMore = true;
-    for (unsigned i = 0; i < 2 * reps && noMore && pareto; ++i)
+    for (unsigned i = 0; i < kMemFields * reps && noMore && pareto; ++i)
       noMore = mems[o.memOffset + i] <= mem[i];
     if (noMore)
       return ~0u; // Dominated.
@@ -164,7 +177,7 @@ uint32_t AStar::add(uint32_t parent, unsigned pos, const StateKey &key,
       return true;
     if (o.g < g)
       return false;
-    for (unsigned i = 0; i < 2 * reps && pareto; ++i)
+    for (unsigned i = 0; i < kMemFields * reps && pareto; ++i)
       if (mems[o.memOffset + i] < mem[i])
         return false;
     o.dead = true;
@@ -176,8 +189,9 @@ uint32_t AStar::add(uint32_t parent, unsigned pos, const StateKey &key,
   n.keyOffset = keys.size();
   keys.insert(keys.end(), key.begin(), key.end());
   n.memOffset = mems.size();
-  mems.insert(mems.end(), mem, mem + 2 * reps);
+  mems.insert(mems.end(), mem, mem + kMemFields * reps);
   n.option = choice ? choice->option : 0;
+  n.recompute = choice && choice->recompute;
   n.storage = choice ? packStorage(*choice) : 0;
   n.g = g;
   uint32_t id = nodes.size();
@@ -190,7 +204,7 @@ std::vector<StepChoice> AStar::path(uint32_t goal) const {
   std::vector<StepChoice> out;
   for (uint32_t n = goal; nodes[n].parent != ~0u; n = nodes[n].parent) {
     const Node &node = nodes[n];
-    out.push_back(unpack(node.option, node.storage,
+    out.push_back(unpack(node.option, node.recompute, node.storage,
                          space.ops[node.pos - 1].operands.size()));
   }
   std::reverse(out.begin(), out.end());
@@ -199,7 +213,7 @@ std::vector<StepChoice> AStar::path(uint32_t goal) const {
 
 std::optional<std::pair<double, uint32_t>> AStar::greedy(uint32_t from) {
   uint32_t cur = from;
-  std::vector<double> mem(2 * reps);
+  std::vector<double> mem(kMemFields * reps);
   while (nodes[cur].pos < end) {
     Node node = nodes[cur];
     StateKey key = keyOf(node);
@@ -212,11 +226,7 @@ std::optional<std::pair<double, uint32_t>> AStar::greedy(uint32_t from) {
       auto r = space.step(node.pos, key, c);
       if (!r)
         return;
-      for (unsigned i = 0; i < reps; ++i) {
-        mem[i] = mems[node.memOffset + i] + r->committed[i];
-        mem[reps + i] =
-            std::max(mems[node.memOffset + reps + i], r->transient[i]);
-      }
+      after(node, *r, mem.data());
       if (!fits(mem.data(), node.pos + 1))
         return;
       double f = r->cost + space.heuristic(node.pos + 1);
@@ -228,11 +238,7 @@ std::optional<std::pair<double, uint32_t>> AStar::greedy(uint32_t from) {
     });
     if (!best)
       return std::nullopt;
-    for (unsigned i = 0; i < reps; ++i) {
-      mem[i] = mems[node.memOffset + i] + best->committed[i];
-      mem[reps + i] =
-          std::max(mems[node.memOffset + reps + i], best->transient[i]);
-    }
+    after(node, *best, mem.data());
     // Greedy nodes are stored but not opened (they may be dominated).
     Node n;
     n.parent = cur;
@@ -242,6 +248,7 @@ std::optional<std::pair<double, uint32_t>> AStar::greedy(uint32_t from) {
     n.memOffset = mems.size();
     mems.insert(mems.end(), mem.begin(), mem.end());
     n.option = bestChoice.option;
+    n.recompute = bestChoice.recompute;
     n.storage = packStorage(bestChoice);
     n.g = node.g + best->cost;
     n.dead = true;
@@ -254,7 +261,7 @@ std::optional<std::pair<double, uint32_t>> AStar::greedy(uint32_t from) {
 SearchOutcome AStar::run() {
   auto start = Clock::now();
   SearchOutcome out;
-  std::vector<double> zero(2 * reps, 0);
+  std::vector<double> zero(kMemFields * reps, 0);
   uint32_t root = add(~0u, 0, {}, zero.data(), 0, nullptr);
   open.push({h(0), 0, root});
   if (auto inc = greedy(root)) {
@@ -287,7 +294,7 @@ SearchOutcome AStar::run() {
   }
   double lastReport = 1;
   uint64_t checks = 0;
-  std::vector<double> mem(2 * reps);
+  std::vector<double> mem(kMemFields * reps);
   uint32_t goal = ~0u;
   while (!open.empty()) {
     OpenEntry top = open.top();
@@ -358,11 +365,7 @@ SearchOutcome AStar::run() {
       double hNext = h(node.pos + 1, r->next);
       if (g + hNext > incumbent * (1 + 1e-12))
         return;
-      for (unsigned i = 0; i < reps; ++i) {
-        mem[i] = mems[node.memOffset + i] + r->committed[i];
-        mem[reps + i] =
-            std::max(mems[node.memOffset + reps + i], r->transient[i]);
-      }
+      after(node, *r, mem.data());
       if (!fits(mem.data(), node.pos + 1)) {
         ++memoryPruned;
         return;
@@ -384,8 +387,8 @@ SearchOutcome AStar::run() {
     out.cost = nodes[best].g;
     out.choices = path(best);
     for (unsigned r = 0; r < reps; ++r)
-      out.peakMemory.push_back(mems[nodes[best].memOffset + r] +
-                               mems[nodes[best].memOffset + reps + r]);
+      out.peakMemory.push_back(
+          MemoryTally::load(&mems[nodes[best].memOffset], reps).peak(r));
   } else if (seed) {
     out.found = true;
     out.cost = seed->cost;
@@ -474,10 +477,10 @@ std::optional<SearchOutcome> weft::synth::beamSeed(SearchSpace &space,
     double g;
     uint32_t parent;
     StepChoice choice;
-    RepVector committed, transient;
+    MemoryTally memory;
   };
   std::vector<std::vector<Entry>> layers(end + 1);
-  layers[0].push_back({{}, 0, ~0u, {}, RepVector(reps, 0), RepVector(reps, 0)});
+  layers[0].push_back({{}, 0, ~0u, {}, MemoryTally(reps)});
   for (unsigned p = 0; p < end; ++p) {
     auto &cur = layers[p];
     auto &next = layers[p + 1];
@@ -491,15 +494,9 @@ std::optional<SearchOutcome> weft::synth::beamSeed(SearchSpace &space,
         if (!r)
           return;
         Entry e{std::move(r->next), from.g + r->cost, i, c,
-                from.committed,     from.transient};
-        for (unsigned k = 0; k < reps; ++k) {
-          e.committed[k] += r->committed[k];
-          e.transient[k] = std::max(e.transient[k], r->transient[k]);
-          if (memoryPruning &&
-              e.committed[k] + e.transient[k] + space.memoryFloor(p + 1, k) >
-                  space.capacity()[k])
-            return;
-        }
+                from.memory.after(*r)};
+        if (memoryPruning && !space.mayFit(e.memory, p + 1))
+          return;
         std::string bytes(reinterpret_cast<const char *>(e.key.data()),
                           e.key.size() * sizeof(HeldId));
         auto [it, inserted] = index.try_emplace(std::move(bytes), 0);
@@ -538,7 +535,7 @@ std::optional<SearchOutcome> weft::synth::beamSeed(SearchSpace &space,
   out.found = true;
   out.cost = last[best].g;
   for (unsigned k = 0; k < reps; ++k)
-    out.peakMemory.push_back(last[best].committed[k] + last[best].transient[k]);
+    out.peakMemory.push_back(last[best].memory.peak(k));
   out.choices.resize(end);
   uint32_t at = best;
   for (unsigned p = end; p > 0; --p) {
@@ -550,8 +547,12 @@ std::optional<SearchOutcome> weft::synth::beamSeed(SearchSpace &space,
 
 namespace {
 enum class SeedMode { Replicated, MinStorage, LeastMemory, TensorParallel };
+/// `checkpointed` (spaces with recomputation): every op with a backward
+/// pass is recomputed except the last before each cut, so a run spans one
+/// block and only block inputs are kept (per-layer checkpointing).
 std::optional<SearchOutcome> seedOf(SearchSpace &space, SeedMode mode,
-                                    bool memoryPruning);
+                                    bool memoryPruning,
+                                    bool checkpointed = false);
 } // namespace
 
 std::optional<SearchOutcome> weft::synth::dataParallelSeed(SearchSpace &space,
@@ -583,22 +584,35 @@ std::vector<SearchOutcome> weft::synth::seedPlans(SearchSpace &space,
                     tensorParallelSeed(space, memoryPruning)})
     if (seed)
       out.push_back(std::move(*seed));
+  if (space.recomputes())
+    for (SeedMode mode : {SeedMode::MinStorage, SeedMode::LeastMemory,
+                          SeedMode::TensorParallel})
+      if (auto seed = seedOf(space, mode, memoryPruning, true))
+        out.push_back(std::move(*seed));
   return out;
 }
 
 namespace {
 std::optional<SearchOutcome> seedOf(SearchSpace &space, SeedMode mode,
-                                    bool memoryPruning) {
+                                    bool memoryPruning, bool checkpointed) {
   unsigned reps = space.numReps(), end = space.numPositions();
   StateKey key;
   SearchOutcome out;
-  RepVector committed(reps, 0), transient(reps, 0);
+  MemoryTally memory(reps);
+  std::vector<bool> lastOfBlock(end + 1, false);
+  for (unsigned c : space.cuts(/*slack=*/0))
+    if (c > 0)
+      lastOfBlock[c - 1] = true;
   for (unsigned p = 0; p < end; ++p) {
     const OpInfo &op = space.ops[p];
     std::optional<StepResult> best;
     StepChoice bestChoice;
     std::tuple<int, int, double, double> bestKey;
+    bool recomputeHere =
+        checkpointed && space.recomputes() && op.grad && !lastOfBlock[p];
     space.forEachChoice(p, [&](const StepChoice &c) {
+      if (checkpointed && c.recompute != recomputeHere)
+        return;
       const OpOption &option = op.options[c.option];
       int batchSplits = 0, paramSplits = 0, nodeBatch = 0, localParams = 0;
       double storage = 0;
@@ -639,13 +653,9 @@ std::optional<SearchOutcome> seedOf(SearchSpace &space, SeedMode mode,
       auto r = space.step(p, key, c);
       if (!r)
         return;
-      if (memoryPruning)
-        for (unsigned i = 0; i < reps; ++i)
-          if (committed[i] + r->committed[i] +
-                  std::max(transient[i], r->transient[i]) +
-                  space.memoryFloor(p + 1, i) >
-              space.capacity()[i])
-            return;
+      MemoryTally next = memory.after(*r);
+      if (memoryPruning && !space.mayFit(next, p + 1))
+        return;
       std::tuple<int, int, double, double> k{-batchSplits, paramSplits, storage,
                                              r->cost};
       // Data parallel across nodes, parameters split inside them (as
@@ -656,10 +666,7 @@ std::optional<SearchOutcome> seedOf(SearchSpace &space, SeedMode mode,
         // The fullest device after the step, as a share of its capacity.
         double fullest = 0;
         for (unsigned i = 0; i < reps; ++i)
-          fullest =
-              std::max(fullest, (committed[i] + r->committed[i] +
-                                 std::max(transient[i], r->transient[i])) /
-                                    space.capacity()[i]);
+          fullest = std::max(fullest, next.peak(i) / space.capacity()[i]);
         k = {0, 0, fullest, r->cost};
       }
       if (!best || k < bestKey) {
@@ -671,16 +678,13 @@ std::optional<SearchOutcome> seedOf(SearchSpace &space, SeedMode mode,
     if (!best)
       return std::nullopt;
     out.cost += best->cost;
-    for (unsigned i = 0; i < reps; ++i) {
-      committed[i] += best->committed[i];
-      transient[i] = std::max(transient[i], best->transient[i]);
-    }
+    memory.add(*best);
     key = std::move(best->next);
     out.choices.push_back(bestChoice);
   }
   out.found = true;
   for (unsigned i = 0; i < reps; ++i)
-    out.peakMemory.push_back(committed[i] + transient[i]);
+    out.peakMemory.push_back(memory.peak(i));
   return out;
 }
 
@@ -695,17 +699,14 @@ std::optional<double> weft::synth::replay(SearchSpace &space,
   StateKey key;
   double total = 0;
   unsigned reps = space.numReps();
-  RepVector committed(reps, 0), transient(reps, 0);
+  MemoryTally memory(reps);
   for (unsigned p = 0; p < choices.size(); ++p) {
     StepDetail detail;
     auto r = space.step(p, key, choices[p], details ? &detail : nullptr);
     if (!r)
       return std::nullopt;
     total += r->cost;
-    for (unsigned i = 0; i < reps; ++i) {
-      committed[i] += r->committed[i];
-      transient[i] = std::max(transient[i], r->transient[i]);
-    }
+    memory.add(*r);
     key = std::move(r->next);
     if (details)
       details->push_back(std::move(detail));
@@ -713,7 +714,7 @@ std::optional<double> weft::synth::replay(SearchSpace &space,
   if (peakMemory) {
     peakMemory->clear();
     for (unsigned i = 0; i < reps; ++i)
-      peakMemory->push_back(committed[i] + transient[i]);
+      peakMemory->push_back(memory.peak(i));
   }
   return total;
 }

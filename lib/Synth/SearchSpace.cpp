@@ -375,6 +375,7 @@ llvm::Error SpaceBuilder::makeOptions(unsigned p) {
   unsigned numAxes = s.numAxes();
   bool grad =
       llvm::any_of(info.operands, [&](unsigned v) { return s.values[v].grad; });
+  info.grad = grad;
   auto cop = llvm::cast<graph::CostOpInterface>(op);
   std::set<
       std::pair<llvm::SmallVector<DistId, 4>, llvm::SmallVector<DistId, 2>>>
@@ -447,11 +448,12 @@ llvm::Error SpaceBuilder::makeOptions(unsigned p) {
           shapes.results.push_back(t);
         }
         OpCostTerms terms = costTermsOf(cop, shapes, impl.eval.dtype);
-        double seconds = 0, kept = 0;
+        double seconds = 0, kept = 0, forward = 0;
         if (terms.forward.flops != 0 || terms.forward.bytes != 0) {
           seconds =
               opTime(type, impl.eval.dtype, terms.forward, impl.eval.profile)
                   .seconds;
+          forward = seconds;
           if (grad) {
             seconds +=
                 opTime(type, impl.eval.dtype, terms.backward, impl.eval.profile)
@@ -460,8 +462,11 @@ llvm::Error SpaceBuilder::makeOptions(unsigned p) {
           }
         }
         option.compute.push_back(seconds);
+        option.forward.push_back(forward);
         option.recipeComm.push_back(
             recipeSeconds(info, option, stats, rep, grad));
+        option.recipeForward.push_back(
+            stats.empty() ? 0 : recipeSeconds(info, option, stats, rep, false));
         option.kept.push_back(kept);
         option.produced.push_back(produced);
         info.minCompute[r] = std::min(info.minCompute[r], seconds);
@@ -534,8 +539,13 @@ void SpaceBuilder::finish() {
   for (int p = int(n) - 1; p >= 0; --p) {
     const OpInfo &op = s.ops[p];
     RepVector least(reps, std::numeric_limits<double>::infinity());
+    // A recomputed op keeps nothing of its own (its checkpoints are
+    // other values' bytes, which the floor may leave out).
+    bool recomputable = s.recompute_ && op.grad;
     for (const OpOption &option : op.options) {
       RepVector need(option.kept.begin(), option.kept.end());
+      if (recomputable)
+        need.assign(reps, 0);
       bool possible = true;
       for (auto [i, v] : llvm::enumerate(op.operands)) {
         const ValueInfo &info = s.values[v];
@@ -720,9 +730,10 @@ void SpaceBuilder::chainBound(
 llvm::Expected<std::unique_ptr<SearchSpace>>
 SearchSpace::build(mlir::ModuleOp graph, const ClusterSpec &spec,
                    const EvalOptions &eval, llvm::ArrayRef<double> ratios,
-                   int64_t align) {
+                   int64_t align, bool recompute) {
   (void)align;
   std::unique_ptr<SearchSpace> space(new SearchSpace());
+  space->recompute_ = recompute;
   mlir::MLIRContext *ctx = graph.getContext();
   ctx->getOrLoadDialect<spmd::SpmdDialect>();
   SpaceBuilder b{*space, *space->impl, ctx,
@@ -984,6 +995,28 @@ static const RelayoutCost &relayoutCost(SearchSpace &s, SearchSpace::Impl &impl,
   return c;
 }
 
+std::vector<unsigned> SearchSpace::cuts(unsigned slack) const {
+  unsigned n = numPositions();
+  size_t least = ~size_t(0);
+  for (unsigned p = 1; p < n; ++p)
+    least = std::min(least, live(p).size());
+  std::vector<unsigned> out{0};
+  for (unsigned p = 1; p < n; ++p)
+    if (live(p).size() <= least + slack)
+      out.push_back(p);
+  out.push_back(n);
+  return out;
+}
+
+const RepVector &SearchSpace::shardBytes(unsigned value, DistId d) {
+  auto [it, inserted] = shardBytes_.try_emplace({value, d});
+  if (inserted)
+    for (unsigned rep : repDevices)
+      it->second.push_back(
+          impl->shardBytes(impl->types[values[value].typeId], dist(d), rep));
+  return it->second;
+}
+
 const RepVector *SearchSpace::relayoutSeconds(unsigned value, DistId from,
                                               DistId to, bool zero3) {
   const ValueInfo &info = values[value];
@@ -1034,10 +1067,18 @@ void SearchSpace::forEachChoice(
       continue;
     // Odometer over the storage options.
     llvm::SmallVector<unsigned, 4> idx(firstUse.size(), 0);
+    // Every op with a backward pass (one saving nothing still carries the
+    // run on).
+    bool recomputable = recompute_ && op.grad;
     while (true) {
       for (auto [k, i] : llvm::enumerate(firstUse))
         choice.storage[i] = idx[k];
+      choice.recompute = false;
       f(choice);
+      if (recomputable) {
+        choice.recompute = true;
+        f(choice);
+      }
       int k = int(firstUse.size()) - 1;
       while (k >= 0 && ++idx[k] >= counts[k])
         idx[k--] = 0;
@@ -1054,15 +1095,31 @@ std::optional<StepResult> SearchSpace::step(unsigned p, const StateKey &key,
   const OpOption &option = op.options[choice.option];
   unsigned reps = numReps();
   StepResult out;
-  out.committed.assign(option.kept.begin(), option.kept.end());
+  // Recomputed (docs/Synthesis.md "Recomputation"): the saved tensors join
+  // the open run instead of being kept; the forward runs again.
+  out.recompute = choice.recompute;
+  out.neutral = !op.grad;
+  if (choice.recompute) {
+    out.committed.assign(reps, 0);
+    out.run.assign(option.kept.begin(), option.kept.end());
+  } else {
+    out.committed.assign(option.kept.begin(), option.kept.end());
+    out.run.assign(reps, 0);
+  }
   out.transient.assign(option.produced.begin(), option.produced.end());
   RepVector comm(option.recipeComm.begin(), option.recipeComm.end());
+  if (choice.recompute)
+    for (unsigned r = 0; r < reps; ++r)
+      comm[r] += option.recipeForward[r];
   double optimizer = 0;
-  // The held sets this step touches.
+  // The held sets this step touches, and each one's own distribution.
   struct Entry {
     unsigned value;
     HeldSet set;
+    DistId own = 0;
   };
+  // Checkpoints of a recomputed op: (value, distribution) kept.
+  llvm::SmallVector<std::pair<unsigned, DistId>, 4> checkpoints;
   llvm::SmallVector<Entry, 6> touched;
   llvm::ArrayRef<unsigned> liveNow = liveAt[p];
   auto find = [&](unsigned v) -> Entry * {
@@ -1100,6 +1157,18 @@ std::optional<StepResult> SearchSpace::step(unsigned p, const StateKey &key,
           return std::nullopt; // Not live: an order bug.
         e->set = heldSets[key[it - liveNow.begin()]];
       }
+      e->own = e->set.dists.front();
+    }
+    // A recomputed op keeps what it cannot get back by recomputing its
+    // run: an operand that is not a leaf, unless produced in the open run
+    // and used as produced.
+    if (choice.recompute && info.defPos >= 0 &&
+        !((e->set.tag & kRunTag) && want == e->own) &&
+        !llvm::is_contained(checkpoints, std::make_pair(v, want))) {
+      checkpoints.push_back({v, want});
+      const RepVector &bytes = shardBytes(v, want);
+      for (unsigned r = 0; r < reps; ++r)
+        out.committed[r] += bytes[r];
     }
     if (llvm::is_contained(e->set.dists, want))
       continue;
@@ -1146,9 +1215,13 @@ std::optional<StepResult> SearchSpace::step(unsigned p, const StateKey &key,
       std::sort(kept.begin() + 1, kept.end());
     }
     e.set.dists = std::move(kept);
+    // Its own distribution dropped: no later use gets it as produced.
+    if (e.set.dists.front() != e.own)
+      e.set.tag &= ~kRunTag;
   }
   for (auto [i, v] : llvm::enumerate(op.results))
-    touched.push_back({v, {0, {option.results[i]}}});
+    touched.push_back(
+        {v, {choice.recompute ? kRunTag : uint8_t(0), {option.results[i]}}});
   llvm::ArrayRef<unsigned> liveNext = liveAt[p + 1];
   out.next.reserve(liveNext.size());
   for (unsigned v : liveNext) {
@@ -1159,8 +1232,19 @@ std::optional<StepResult> SearchSpace::step(unsigned p, const StateKey &key,
     auto it = llvm::find(liveNow, v);
     out.next.push_back(it == liveNow.end() ? 0 : key[it - liveNow.begin()]);
   }
-  double compute =
-      *std::max_element(option.compute.begin(), option.compute.end());
+  // A kept op closes the open run: nothing produced before it is
+  // recomputed with a later op.
+  if (recompute_ && !choice.recompute && op.grad)
+    for (HeldId &id : out.next)
+      if (heldSets[id].tag & kRunTag) {
+        HeldSet plain = heldSets[id];
+        plain.tag &= ~kRunTag;
+        id = internHeld(plain);
+      }
+  double compute = 0;
+  for (unsigned r = 0; r < reps; ++r)
+    compute = std::max(compute, option.compute[r] +
+                                    (choice.recompute ? option.forward[r] : 0));
   double commMax = *std::max_element(comm.begin(), comm.end());
   out.cost = compute + commMax + optimizer;
   if (detail) {

@@ -124,6 +124,7 @@ spmd::OpChooser chooserOf(SearchSpace &space,
     const OpOption &option = info.options[chosen[it->second].option];
     auto variants = spmd::shardingVariantsOf(op);
     spmd::OpChoice c;
+    c.recompute = chosen[it->second].recompute;
     for (unsigned a = 0; a < space.numAxes(); ++a) {
       const graph::ShardingVariant &v = variants[option.perAxis[a]];
       c.variants.push_back(v);
@@ -182,6 +183,7 @@ std::vector<ExplainRow> explainOf(SearchSpace &space,
       row.location = loc.getName().str();
     for (auto [a, v] : llvm::enumerate(option.perAxis))
       row.variant += (a ? ", " : "") + op.variantNames[v];
+    row.recompute = choices[p].recompute;
     for (DistId d : option.operands)
       row.operands.push_back(d == kNoDist ? "-" : printDist(space.dist(d)));
     for (DistId d : option.results)
@@ -256,15 +258,34 @@ llvm::Error noPlanError(SearchSpace &space, const SearchLimits &limits,
       lack / 1e9);
 }
 
+} // namespace
+
+llvm::Expected<mlir::OwningOpRef<mlir::ModuleOp>>
+weft::buildPlanOf(SearchSpace &space, mlir::ModuleOp graph,
+                  llvm::ArrayRef<StepChoice> choices) {
+  mlir::func::FuncOp main = mainOf(graph);
+  auto choice = planChoiceOf(space, graph, choices, main);
+  if (!choice)
+    return choice.takeError();
+  auto plan = spmd::buildProgram(graph, *choice, chooserOf(space, choices));
+  if (!plan)
+    return makeError(ExitInternal, "synthesis: the plan does not build: {0}",
+                     llvm::toString(plan.takeError()));
+  if (mlir::failed(mlir::verify(**plan)))
+    return makeError(ExitInternal, "synthesis: the plan does not verify");
+  return std::move(*plan);
+}
+
+namespace {
 /// Builds the space at `ratios` (empty: ∝ speed), searches it and builds,
 /// verifies and scores the plan. `first` reports a missing plan as the
 /// user-facing error.
 llvm::Expected<Round> searchRound(mlir::ModuleOp graph, const ClusterSpec &spec,
                                   const SynthOptions &options,
                                   llvm::ArrayRef<double> ratios,
-                                  const SearchLimits &limits) {
-  auto built =
-      SearchSpace::build(graph, spec, options.eval, ratios, options.align);
+                                  const SearchLimits &limits, bool recompute) {
+  auto built = SearchSpace::build(graph, spec, options.eval, ratios,
+                                  options.align, recompute);
   if (!built)
     return built.takeError();
   Round round;
@@ -291,22 +312,15 @@ llvm::Expected<Round> searchRound(mlir::ModuleOp graph, const ClusterSpec &spec,
   round.found = search(space, limits);
   if (!round.found.found)
     return noPlanError(space, limits, round.found);
-  mlir::func::FuncOp main = mainOf(graph);
   struct Built {
     mlir::OwningOpRef<mlir::ModuleOp> plan;
     double evaluated = 0;
   };
   auto buildAndScore =
       [&](llvm::ArrayRef<StepChoice> choices) -> llvm::Expected<Built> {
-    auto choice = planChoiceOf(space, graph, choices, main);
-    if (!choice)
-      return choice.takeError();
-    auto plan = spmd::buildProgram(graph, *choice, chooserOf(space, choices));
+    auto plan = buildPlanOf(space, graph, choices);
     if (!plan)
-      return makeError(ExitInternal, "synthesis: the plan does not build: {0}",
-                       llvm::toString(plan.takeError()));
-    if (mlir::failed(mlir::verify(**plan)))
-      return makeError(ExitInternal, "synthesis: the plan does not verify");
+      return plan.takeError();
     auto estimate = evaluatePlan(**plan, spec, options.eval);
     if (!estimate)
       return estimate.takeError();
@@ -397,7 +411,27 @@ llvm::Expected<SynthResult> weft::synthesize(mlir::ModuleOp graph,
       options.dump(stage, plan);
   };
 
-  auto first = searchRound(graph, spec, options, {}, limits);
+  // Recomputation: offered from the start (Always), or once no plan fits
+  // memory without it (Auto); later rounds keep the first round's choice.
+  bool recompute = options.recompute == SynthOptions::Recompute::Always;
+  auto first = searchRound(graph, spec, options, {}, limits, recompute);
+  if (!first && !recompute &&
+      options.recompute == SynthOptions::Recompute::Auto) {
+    // Only "no plan fits" is retried; any other error is returned as is.
+    llvm::Error other = llvm::handleErrors(
+        first.takeError(), [](std::unique_ptr<WeftError> e) -> llvm::Error {
+          if (e->getCode() == ExitInfeasible)
+            return llvm::Error::success();
+          return llvm::Error(std::move(e));
+        });
+    if (other)
+      return std::move(other);
+    if (options.progress)
+      options.progress("no plan fits memory without recomputation; "
+                       "searching again with it");
+    recompute = true;
+    first = searchRound(graph, spec, options, {}, limits, recompute);
+  }
   if (!first)
     return first.takeError();
   SynthStats stats;
@@ -451,7 +485,7 @@ llvm::Expected<SynthResult> weft::synthesize(mlir::ModuleOp graph,
       if (next.timeLimitSeconds <= 0)
         break;
     }
-    auto again = searchRound(graph, spec, options, ratios, next);
+    auto again = searchRound(graph, spec, options, ratios, next, recompute);
     if (!again) {
       llvm::consumeError(again.takeError());
       break;

@@ -23,6 +23,11 @@ SynthFlags::SynthFlags(cl::OptionCategory &category)
                          "them; docs/Synthesis.md) or zero (uniform-cost "
                          "search, as HAP)"),
                 cl::init("admissible"), cl::cat(category)),
+      recompute("recompute",
+                cl::desc("Activation recomputation as a search choice: auto "
+                         "(default; offered when no plan fits memory "
+                         "without it), always, or never"),
+                cl::init("auto"), cl::cat(category)),
       noMemo("no-memo", cl::desc("Do not memoise repeated blocks"),
              cl::cat(category)),
       fixedRatios("fixed-ratios",
@@ -69,6 +74,16 @@ static llvm::Expected<SynthOptions> toOptions(const SynthFlags &flags,
   else
     return badInput("unknown --heuristic '{0}' (expected admissible or zero)",
                     flags.heuristic.getValue());
+  if (flags.recompute == "auto")
+    options.recompute = SynthOptions::Recompute::Auto;
+  else if (flags.recompute == "always")
+    options.recompute = SynthOptions::Recompute::Always;
+  else if (flags.recompute == "never")
+    options.recompute = SynthOptions::Recompute::Never;
+  else
+    return badInput("unknown --recompute '{0}' (expected auto, always or "
+                    "never)",
+                    flags.recompute.getValue());
   if (flags.timeLimit < 0)
     return badInput("--time-limit must be positive, got {0}",
                     double(flags.timeLimit));
@@ -107,7 +122,7 @@ static std::string cacheKey(const SynthFlags &flags, const SynthInputs &in) {
        in.clusterText, std::to_string(int(in.eval.dtype)),
        std::to_string(int(in.eval.optimizer)),
        in.eval.profile ? "profile" : "roofline", flags.heuristic.getValue(),
-       std::to_string(flags.noMemo.getValue()),
+       flags.recompute.getValue(), std::to_string(flags.noMemo.getValue()),
        std::to_string(flags.fixedRatios.getValue()),
        std::to_string(flags.timeLimit.getValue()),
        std::to_string(flags.maxExpansions.getValue()),

@@ -205,6 +205,17 @@ def Spmd_LocalOp : Spmd_Op<"local", [IsolatedFromAbove, SingleBlock]> {
     the shard's global offset (`needs_offset`), e.g. a vocabulary-split
     embedding or dropout keyed by global index.
 
+    `recompute` (activation recomputation, docs/Synthesis.md
+    "Recomputation") keeps none of the recipe's saved tensors across the
+    forward pass: the backward pass runs the recipe's forward again first
+    (its compute and its recipe's forward all-reduces are charged twice).
+    Consecutive recomputing locals form a run that is recomputed together
+    (a local without a gradient leaves the run open, any other closes it),
+    so only inputs from outside the run (not a parameter or program input,
+    and not a result of a recomputing local of the same run) are kept, and
+    the run's saved tensors are live together during its backward. It has
+    no effect on values, and none without a gradient.
+
     Example: data-parallel matmul on batch-split rows.
 
     ```mlir
@@ -216,7 +227,8 @@ def Spmd_LocalOp : Spmd_Op<"local", [IsolatedFromAbove, SingleBlock]> {
     ```
   }];
   let arguments = (ins Variadic<Spmd_AnyTensor>:$inputs, StrAttr:$variant,
-                       ArrayAttr:$dists, UnitAttr:$needs_offset);
+                       ArrayAttr:$dists, UnitAttr:$needs_offset,
+                       UnitAttr:$recompute);
   let results = (outs Variadic<Spmd_AnyTensor>:$results);
   let regions = (region SizedRegion<1>:$body);
   let assemblyFormat =

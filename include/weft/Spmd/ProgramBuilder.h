@@ -62,6 +62,9 @@ struct OpChoice {
   /// the variant get the segment with the same units per device
   /// (`SegmentTable::scaled`). -1 (or absent) when the variant has none.
   llvm::SmallVector<int64_t, 3> segments;
+  /// Recompute the op's forward in the backward pass instead of keeping its
+  /// saved tensors (the local's `recompute` attribute).
+  bool recompute = false;
 };
 
 /// Everything a plan decides.

@@ -82,10 +82,15 @@ struct OpOption {
   llvm::SmallVector<DistId, 2> results;
   /// Per representative: forward + backward compute seconds.
   std::vector<double> compute;
+  /// Per representative: forward compute seconds alone (charged again when
+  /// the op is recomputed).
+  std::vector<double> forward;
   /// Per representative: seconds of the all-reduces inside the recipe
   /// (weft/Spmd/RecipeStats.h), forward and dual; charged as
   /// communication of the step.
   std::vector<double> recipeComm;
+  /// Per representative: the forward part of recipeComm.
+  std::vector<double> recipeForward;
   /// Per representative: bytes kept for the backward pass.
   std::vector<double> kept;
   /// Per representative: bytes of the results (a transient buffer).
@@ -102,6 +107,8 @@ struct OpInfo {
   std::vector<OpOption> options;
   /// Per representative: the cheapest option's compute.
   std::vector<double> minCompute;
+  /// A gradient flows through it (it has a backward pass).
+  bool grad = false;
 };
 
 /// A parameter storage/update strategy choice at a parameter's first use.
@@ -147,16 +154,77 @@ struct StepResult {
   RepVector committed;
   /// Largest transient buffer of the step per representative.
   RepVector transient;
+  /// The op is recomputed: `run` (its saved bytes) joins the open run.
+  /// Otherwise the step closes the open run, unless it is `neutral` (no
+  /// backward pass).
+  bool recompute = false, neutral = false;
+  RepVector run;
+};
+
+/// Memory of a partial plan per representative (docs/Synthesis.md
+/// "Recomputation"): committed bytes (parameters, optimizer state, kept
+/// activations and checkpoints), the largest transient so far (closed runs
+/// included) and the open run's saved bytes. Peak = committed +
+/// max(transient, run).
+struct MemoryTally {
+  RepVector committed, transient, run;
+  MemoryTally() = default;
+  explicit MemoryTally(unsigned reps)
+      : committed(reps, 0), transient(reps, 0), run(reps, 0) {}
+  unsigned size() const { return committed.size(); }
+  /// After one step.
+  void add(const StepResult &r) {
+    for (unsigned k = 0; k < size(); ++k) {
+      committed[k] += r.committed[k];
+      transient[k] = std::max(transient[k], r.transient[k]);
+      if (r.recompute) {
+        run[k] += r.run[k];
+      } else if (!r.neutral) {
+        transient[k] = std::max(transient[k], run[k]);
+        run[k] = 0;
+      }
+    }
+  }
+  MemoryTally after(const StepResult &r) const {
+    MemoryTally m = *this;
+    m.add(r);
+    return m;
+  }
+  double peak(unsigned k) const {
+    return committed[k] + std::max(transient[k], run[k]);
+  }
+  /// Flat layout (committed, transient, run) for compact tables.
+  static constexpr unsigned kFields = 3;
+  void store(double *out) const {
+    for (unsigned k = 0; k < size(); ++k) {
+      out[k] = committed[k];
+      out[size() + k] = transient[k];
+      out[2 * size() + k] = run[k];
+    }
+  }
+  static MemoryTally load(const double *in, unsigned reps) {
+    MemoryTally m(reps);
+    for (unsigned k = 0; k < reps; ++k) {
+      m.committed[k] = in[k];
+      m.transient[k] = in[reps + k];
+      m.run[k] = in[2 * reps + k];
+    }
+    return m;
+  }
 };
 
 /// The choice made at one position.
 struct StepChoice {
   uint16_t option = 0;
+  /// Recompute the op's forward in the backward pass (docs/Synthesis.md
+  /// "Recomputation"); offered only when the space allows it.
+  bool recompute = false;
   /// Storage option index per first-used parameter operand, in operand
   /// order (0 for other operands).
   llvm::SmallVector<uint8_t, 4> storage;
   bool operator==(const StepChoice &o) const {
-    return option == o.option && storage == o.storage;
+    return option == o.option && recompute == o.recompute &&
+           storage == o.storage;
   }
 };
 
@@ -167,9 +235,17 @@ public:
   SearchSpace(SearchSpace &&);
   /// Builds the space. `ratios` per mesh class (sum over devices 1); empty
   /// means proportional to peak FLOP/s. Errors: bad input.
+  /// `recompute` offers activation recomputation as a choice of every op
+  /// with a backward pass and saved tensors.
   static llvm::Expected<std::unique_ptr<SearchSpace>>
   build(mlir::ModuleOp graph, const ClusterSpec &spec, const EvalOptions &eval,
-        llvm::ArrayRef<double> ratios = {}, int64_t align = 1);
+        llvm::ArrayRef<double> ratios = {}, int64_t align = 1,
+        bool recompute = false);
+  /// Recomputation is among the choices.
+  bool recomputes() const { return recompute_; }
+  /// The held-set tag bit of a value produced by a recomputed op of the
+  /// open run and never relaid (a recomputed consumer need not keep it).
+  static constexpr uint8_t kRunTag = 0x80;
 
   unsigned numPositions() const { return ops.size(); }
   unsigned numReps() const { return repDevices.size(); }
@@ -177,6 +253,11 @@ public:
 
   /// Live values at position p (before op p runs), by value id.
   llvm::ArrayRef<unsigned> live(unsigned p) const { return liveAt[p]; }
+  /// Positions where the live set is smallest (at most `slack` more values
+  /// than the least over positions 1..n-1: the residual stream and what
+  /// every block uses), with 0 and n: the block boundaries of the memoised
+  /// search (slack 1) and of checkpointed seeds (slack 0).
+  std::vector<unsigned> cuts(unsigned slack = 1) const;
 
   /// Storage options of leaf `value` when first used with `use`.
   llvm::ArrayRef<StorageOption> storageOptions(unsigned value, DistId use);
@@ -211,6 +292,14 @@ public:
   /// complete within memory.
   double memoryFloor(unsigned p, unsigned r) const {
     return memoryFloor_[p][r];
+  }
+  /// A partial plan at position p with memory `m` may still complete
+  /// within memory: peak plus the floor of the ops to come fits everywhere.
+  bool mayFit(const MemoryTally &m, unsigned p) const {
+    for (unsigned r = 0; r < numReps(); ++r)
+      if (m.peak(r) + memoryFloor(p, r) > capacity_[r])
+        return false;
+    return true;
   }
 
   /// Per representative, the seconds (forward + dual) of relaying `value`
@@ -258,6 +347,10 @@ private:
   std::map<HeldSet, HeldId> heldIds;
   std::vector<llvm::SmallVector<unsigned, 8>> liveAt;
   RepVector capacity_;
+  bool recompute_ = false;
+  /// Per value and distribution: bytes of a representative's shard.
+  std::map<std::pair<unsigned, DistId>, RepVector> shardBytes_;
+  const RepVector &shardBytes(unsigned value, DistId dist);
   std::vector<double> suffixH;
   std::vector<double> opFloor_;
   /// The chain bound's tables, kept for the state bound.

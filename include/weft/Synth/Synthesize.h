@@ -39,6 +39,9 @@ struct SynthOptions {
   enum class Heuristic { Admissible, Zero } heuristic = Heuristic::Admissible;
   /// Memoise repeated blocks (false: one A* over the whole program).
   bool memo = true;
+  /// Activation recomputation among the choices (docs/Synthesis.md
+  /// "Recomputation"): Auto offers it when no plan fits memory without it.
+  enum class Recompute { Auto, Always, Never } recompute = Recompute::Auto;
   /// Keep the ratios proportional to device speed (no alternation with the
   /// ratio LP).
   bool fixedRatios = false;
@@ -90,6 +93,8 @@ struct ExplainRow {
   std::string op, location;
   /// Per mesh axis variant names joined by ", ".
   std::string variant;
+  /// Its forward is recomputed in the backward pass.
+  bool recompute = false;
   /// Operand and result distributions.
   std::vector<std::string> operands, results;
   std::vector<ExplainCollective> collectives;
@@ -114,6 +119,17 @@ struct SynthResult {
   /// One row per plan op, in the search's order.
   std::vector<ExplainRow> explain;
 };
+
+namespace synth {
+class SearchSpace;
+struct StepChoice;
+} // namespace synth
+
+/// The verified plan of a choice per position of `space` (built from
+/// `graph`), as synthesize() writes it before ratios and integer sizes.
+llvm::Expected<mlir::OwningOpRef<mlir::ModuleOp>>
+buildPlanOf(synth::SearchSpace &space, mlir::ModuleOp graph,
+            llvm::ArrayRef<synth::StepChoice> choices);
 
 /// Synthesizes a plan for `graph` (a graph module with @main) on `spec`.
 /// Errors: exit 2 when no plan fits memory (naming the device lacking the

@@ -2,6 +2,7 @@
 
 #include "../Eval/EvalTestUtil.h"
 #include "Graph/IR/GraphOps.h"
+#include "SynthTestUtil.h"
 #include "weft/Support/Error.h"
 #include "weft/Synth/Search.h"
 #include "weft/Synth/Synthesize.h"
@@ -11,139 +12,9 @@
 using namespace weft;
 using namespace weft::synth;
 using namespace weft::test;
+using namespace weft::synth::test;
 
 namespace {
-
-/// `nodes` nodes of `devices` devices; node i is Fast when i is even, Slow
-/// otherwise (kToyCluster's types), `memoryGB` each.
-ClusterSpec cluster(unsigned nodes, unsigned devices, double memoryGB = 16) {
-  std::string text = R"(
-name: synth-test
-device_types:
-  - name: Fast
-    fp32_peak: 10 TFLOPS
-    memory: MEM GB
-    memory_bandwidth: 1 TB/s
-    efficiency: {matmul: 1, conv: 1, elementwise: 1, reduction: 1, gather: 1, data_movement: 1}
-  - name: Slow
-    fp32_peak: 5 TFLOPS
-    memory: MEM GB
-    memory_bandwidth: 0.5 TB/s
-    efficiency: {matmul: 1, conv: 1, elementwise: 1, reduction: 1, gather: 1, data_movement: 1}
-defaults:
-  nic_bandwidth: 8 Gbit/s
-  nic_latency: 10 us
-  intra_bandwidth: 50 GB/s
-  intra_latency: 5 us
-nodes:
-)";
-  for (unsigned n = 0; n < nodes; ++n)
-    text += llvm::formatv("  - {{name: n{0}, type: {1}, devices: {2}}\n", n,
-                          n % 2 ? "Slow" : "Fast", devices)
-                .str();
-  for (size_t i; (i = text.find("MEM")) != std::string::npos;)
-    text.replace(i, 3, llvm::formatv("{0}", memoryGB).str());
-  auto spec = parseClusterSpec(text, "synth-test.yaml");
-  EXPECT_TRUE(bool(spec)) << llvm::toString(spec.takeError());
-  return spec ? std::move(*spec) : ClusterSpec();
-}
-
-/// A random chain: matmuls by parameters, bias adds, relus and residual
-/// adds over a [B, D] activation, ending in a reduce_sum.
-std::string randomGraph(std::mt19937 &rng, unsigned ops) {
-  const int64_t dims[] = {2, 4, 6, 8, 12};
-  auto pick = [&](int n) { return int(rng() % n); };
-  int64_t b = dims[1 + pick(4)], d = dims[pick(5)];
-  std::string params, body;
-  struct Val {
-    std::string name;
-    int64_t d;
-  };
-  std::vector<Val> vals{{"%x", d}};
-  unsigned np = 0;
-  for (unsigned i = 0; i < ops; ++i) {
-    Val cur = vals.back();
-    std::string out = "%v" + std::to_string(i);
-    std::string t = llvm::formatv("tensor<{0}x{1}xf32>", b, cur.d).str();
-    switch (pick(4)) {
-    case 0: {
-      int64_t e = dims[pick(5)];
-      std::string w = "%p" + std::to_string(np++);
-      params += llvm::formatv("    {0} = graph.parameter \"w{1}\" : "
-                              "tensor<{2}x{3}xf32>\n",
-                              w, np, cur.d, e);
-      body += llvm::formatv("    {0} = graph.matmul {1}, {2} : ({3}, "
-                            "tensor<{4}x{5}xf32>) -> tensor<{6}x{5}xf32>\n",
-                            out, cur.name, w, t, cur.d, e, b);
-      vals.push_back({out, e});
-      break;
-    }
-    case 1: {
-      std::string p = "%p" + std::to_string(np++);
-      params += llvm::formatv(
-          "    {0} = graph.parameter \"b{1}\" : tensor<{2}xf32>\n", p, np,
-          cur.d);
-      body += llvm::formatv("    {0} = graph.add {1}, {2} : ({3}, "
-                            "tensor<{4}xf32>) -> {3}\n",
-                            out, cur.name, p, t, cur.d);
-      vals.push_back({out, cur.d});
-      break;
-    }
-    case 2:
-      body +=
-          llvm::formatv("    {0} = graph.relu {1} : {2}\n", out, cur.name, t);
-      vals.push_back({out, cur.d});
-      break;
-    default: {
-      // Residual add with an earlier value of the same width, else itself.
-      std::string other = cur.name;
-      for (const Val &v : vals)
-        if (v.d == cur.d && v.name != cur.name) {
-          other = v.name;
-          break;
-        }
-      body += llvm::formatv("    {0} = graph.add {1}, {2} : ({3}, {3}) -> "
-                            "{3}\n",
-                            out, cur.name, other, t);
-      vals.push_back({out, cur.d});
-      break;
-    }
-    }
-  }
-  Val last = vals.back();
-  return llvm::formatv(
-             "module {\n  func.func @main(%x: tensor<{0}x{1}xf32> "
-             "{{graph.input = \"x\"}) -> tensor<f32> {\n{2}{3}    %l = "
-             "graph.reduce_sum {4} {{axes = array<i64: 0, 1>, keepdims = "
-             "false} : tensor<{0}x{5}xf32> -> tensor<f32>\n    return %l : "
-             "tensor<f32>\n  }\n}\n",
-             b, d, params, body, last.name, last.d)
-      .str();
-}
-
-/// A program parsed into `ctx` with its search space on `spec` (the space
-/// points into the module, so both are kept); `error` says why not.
-struct ParsedSpace {
-  mlir::OwningOpRef<mlir::ModuleOp> graph;
-  std::unique_ptr<SearchSpace> space;
-  std::string error;
-};
-
-ParsedSpace parseSpace(mlir::MLIRContext &ctx, const std::string &text,
-                       const ClusterSpec &spec) {
-  ParsedSpace out;
-  out.graph = parsePlan(ctx, text);
-  if (!out.graph) {
-    out.error = "the program does not parse";
-    return out;
-  }
-  auto space = SearchSpace::build(*out.graph, spec, {});
-  if (!space)
-    out.error = llvm::toString(space.takeError());
-  else
-    out.space = std::move(*space);
-  return out;
-}
 
 /// Exhaustive enumeration of every choice sequence with the space's own
 /// transition function: the least cost of a plan that fits in memory.
@@ -152,11 +23,11 @@ struct BruteForce {
   double best = std::numeric_limits<double>::infinity();
   uint64_t plans = 0;
 
-  void run(unsigned p, const StateKey &key, double g, RepVector committed,
-           RepVector transient) {
+  void run(unsigned p, const StateKey &key, double g,
+           const MemoryTally &memory) {
     if (p == space.numPositions()) {
       for (unsigned r = 0; r < space.numReps(); ++r)
-        if (committed[r] + transient[r] > space.capacity()[r])
+        if (memory.peak(r) > space.capacity()[r])
           return;
       ++plans;
       best = std::min(best, g);
@@ -168,17 +39,11 @@ struct BruteForce {
       auto r = space.step(p, key, c);
       if (!r)
         continue;
-      RepVector cm = committed, tr = transient;
-      for (unsigned i = 0; i < space.numReps(); ++i) {
-        cm[i] += r->committed[i];
-        tr[i] = std::max(tr[i], r->transient[i]);
-      }
-      run(p + 1, r->next, g + r->cost, cm, tr);
+      run(p + 1, r->next, g + r->cost, memory.after(*r));
     }
   }
   double solve() {
-    RepVector zero(space.numReps(), 0);
-    run(0, {}, 0, zero, zero);
+    run(0, {}, 0, MemoryTally(space.numReps()));
     return best;
   }
 };
@@ -242,12 +107,12 @@ TEST(SynthTest, StateBoundIsAdmissibleAndSeesHoldings) {
     ParsedSpace parsed = parseSpace(ctx, text, specs[trial % 2]);
     ASSERT_TRUE(parsed.space) << parsed.error << text;
     SearchSpace &s = *parsed.space;
-    RepVector zero(s.numReps(), 0);
+    MemoryTally zero(s.numReps());
     for (const SearchOutcome &seed : seedPlans(s)) {
       StateKey key;
       for (unsigned p = 0; p < s.numPositions(); ++p) {
         BruteForce rest{s};
-        rest.run(p, key, 0, zero, zero);
+        rest.run(p, key, 0, zero);
         double h = s.heuristic(p, key);
         EXPECT_LE(h, rest.best * (1 + 1e-9) + 1e-15) << text;
         ++checked;
