@@ -140,7 +140,8 @@ static void walkProgram(mlir::func::FuncOp main, unsigned numAxes,
                            {"location", locationName(local.getLoc())},
                            {"variant", variantsOf(local.getVariant())},
                            {"operand_dists", std::move(operands)},
-                           {"result_dists", std::move(results)}});
+                           {"result_dists", std::move(results)},
+                           {"recompute", local.getRecompute()}});
       continue;
     }
     if (op.getNumOperands() == 1 && op.getNumResults() == 1 &&

@@ -50,6 +50,8 @@ void weft::printExplain(mlir::ModuleOp plan, const PlanEstimate &estimate,
             row.op = inner.getName().stripDialect().str();
         row.location = locationOf(local.getLoc());
         row.variant = local.getVariant().str();
+        if (local.getRecompute())
+          row.variant += " +recompute";
         llvm::SmallVector<std::string> ins, outs;
         for (mlir::Value v : local.getInputs())
           ins.push_back(distText(v, numAxes));

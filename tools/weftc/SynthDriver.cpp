@@ -251,12 +251,15 @@ llvm::Error weft::synthesizeAndWrite(const SynthFlags &flags,
       if (!worst || m.peakBytes() - m.capacityBytes >
                         worst->peakBytes() - worst->capacityBytes)
         worst = &m;
+    double usable = worst->capacityBytes * (1 - final.reservedMemoryFraction);
     return makeError(ExitInfeasible,
                      "no plan fits in memory: mesh device {0} ({1}) needs {2} "
-                     "more than its {3}",
+                     "under the plan found, more than the {3} it may use "
+                     "({4} less the {5}% reserve)",
                      worst->device, worst->type,
-                     formatBytes(worst->peakBytes() - worst->capacityBytes),
-                     formatBytes(worst->capacityBytes));
+                     formatBytes(worst->peakBytes()), formatBytes(usable),
+                     formatBytes(worst->capacityBytes),
+                     int(std::lround(100 * final.reservedMemoryFraction)));
   }
   if (flags.explain)
     printExplain(*plan, *estimate, os);
