@@ -229,14 +229,12 @@ void PlanEvaluator::visitLocal(LocalOp op) {
               .getElementType()
               .isa<mlir::FloatType>())
         needsGradient.insert(r);
-  llvm::SmallVector<Value, 4> checkpoints;
-  auto effect = runs.visit(op, grad, checkpoints);
-  recomputing = effect == spmd::RecomputeRun::Effect::Join;
-  if (effect == spmd::RecomputeRun::Effect::Close)
-    closeRun();
-  for (Value in : checkpoints)
-    for (unsigned d = 0; d < n; ++d)
-      kept[d] += shardBytes(in, distOf(in), d);
+  recomputing = runs.price(
+      op, grad, [&] { closeRun(); },
+      [&](Value in) {
+        for (unsigned d = 0; d < n; ++d)
+          kept[d] += shardBytes(in, distOf(in), d);
+      });
   priceCompute(op, &op.getBody(), grad);
   priceRecipeStats(op, grad);
   recomputing = false;

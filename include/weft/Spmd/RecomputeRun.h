@@ -34,6 +34,18 @@ public:
   /// transient). Neutral: no backward pass, the run stays open.
   Effect visit(LocalOp op, bool grad,
                llvm::SmallVectorImpl<mlir::Value> &checkpoints);
+  /// visit() for a pricer: calls `closeRun()` on Close and `keep(input)`
+  /// per checkpoint; returns whether `op` recomputes.
+  template <typename CloseRun, typename Keep>
+  bool price(LocalOp op, bool grad, CloseRun closeRun, Keep keep) {
+    llvm::SmallVector<mlir::Value, 4> checkpoints;
+    Effect effect = visit(op, grad, checkpoints);
+    if (effect == Effect::Close)
+      closeRun();
+    for (mlir::Value in : checkpoints)
+      keep(in);
+    return effect == Effect::Join;
+  }
 
   /// A program input, a parameter, or a relayout of one.
   static bool leafDerived(mlir::Value v);
