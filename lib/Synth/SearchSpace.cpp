@@ -995,17 +995,40 @@ static const RelayoutCost &relayoutCost(SearchSpace &s, SearchSpace::Impl &impl,
   return c;
 }
 
-std::vector<unsigned> SearchSpace::cuts(unsigned slack) const {
-  unsigned n = numPositions();
+/// Positions 1..n-1 whose count is at most `slack` above the least, with 0
+/// and n.
+static std::vector<unsigned> leastPositions(llvm::ArrayRef<size_t> count,
+                                            unsigned slack) {
+  unsigned n = count.size();
   size_t least = ~size_t(0);
   for (unsigned p = 1; p < n; ++p)
-    least = std::min(least, live(p).size());
+    least = std::min(least, count[p]);
   std::vector<unsigned> out{0};
   for (unsigned p = 1; p < n; ++p)
-    if (live(p).size() <= least + slack)
+    if (count[p] <= least + slack)
       out.push_back(p);
   out.push_back(n);
   return out;
+}
+
+std::vector<unsigned> SearchSpace::cuts(unsigned slack) const {
+  std::vector<size_t> count;
+  for (unsigned p = 0; p < numPositions(); ++p)
+    count.push_back(live(p).size());
+  return leastPositions(count, slack);
+}
+
+std::vector<unsigned> SearchSpace::checkpointCuts() const {
+  unsigned n = numPositions();
+  std::vector<unsigned> span(values.size(), 0);
+  for (unsigned p = 0; p < n; ++p)
+    for (unsigned v : live(p))
+      ++span[v];
+  std::vector<size_t> count;
+  for (unsigned p = 0; p < n; ++p)
+    count.push_back(
+        llvm::count_if(live(p), [&](unsigned v) { return 2 * span[v] <= n; }));
+  return leastPositions(count, /*slack=*/0);
 }
 
 const RepVector &SearchSpace::shardBytes(unsigned value, DistId d) {

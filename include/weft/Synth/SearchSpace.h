@@ -256,8 +256,13 @@ public:
   /// Positions where the live set is smallest (at most `slack` more values
   /// than the least over positions 1..n-1: the residual stream and what
   /// every block uses), with 0 and n: the block boundaries of the memoised
-  /// search (slack 1) and of checkpointed seeds (slack 0).
+  /// search.
   std::vector<unsigned> cuts(unsigned slack = 1) const;
+  /// The block boundaries of checkpointed seeds: positions where the live
+  /// set is smallest not counting values live over more than half of the
+  /// order (a causal mask or a table every block reads keeps the least of
+  /// cuts() at the graph's ends otherwise), with 0 and n.
+  std::vector<unsigned> checkpointCuts() const;
 
   /// Storage options of leaf `value` when first used with `use`.
   llvm::ArrayRef<StorageOption> storageOptions(unsigned value, DistId use);

@@ -10,6 +10,7 @@
 #include "SynthTestUtil.h"
 #include "weft/Synth/Search.h"
 #include "weft/Synth/Synthesize.h"
+#include "llvm/Support/FormatVariadic.h"
 #include "gtest/gtest.h"
 #include <random>
 
@@ -154,6 +155,47 @@ TEST(RecomputeTest, RecomputationMakesPlansFit) {
     }
   }
   EXPECT_GE(rescued, 5u);
+}
+
+/// Four blocks reading one value `%m` made before them (as every layer of
+/// GPT reads the causal mask): `%m` stays live to the last block, so cuts()
+/// finds its least live set only after it and cuts no block; checkpointCuts()
+/// does not count it and cuts at every block boundary.
+TEST(RecomputeTest, CheckpointCutsIgnoreAValueEveryBlockReads) {
+  std::string body = "    %h0 = graph.matmul %x, %w : (tensor<4x8xf32>, "
+                     "tensor<8x8xf32>) -> tensor<4x8xf32>\n"
+                     "    %m = graph.relu %x : tensor<4x8xf32>\n";
+  for (int k = 1; k <= 4; ++k)
+    body +=
+        llvm::formatv("    %a{0} = graph.relu %h{1} : tensor<4x8xf32>\n"
+                      "    %b{0} = graph.relu %a{0} : tensor<4x8xf32>\n"
+                      "    %c{0} = graph.add %b{0}, %a{0} : (tensor<4x8xf32>, "
+                      "tensor<4x8xf32>) -> tensor<4x8xf32>\n"
+                      "    %h{0} = graph.add %c{0}, %m : (tensor<4x8xf32>, "
+                      "tensor<4x8xf32>) -> tensor<4x8xf32>\n",
+                      k, k - 1)
+            .str();
+  std::string text =
+      "module {\n  func.func @main(%x: tensor<4x8xf32> {graph.input = "
+      "\"x\"}) -> tensor<f32> {\n    %w = graph.parameter \"w\" : "
+      "tensor<8x8xf32>\n" +
+      body +
+      "    %l = graph.reduce_sum %h4 {axes = array<i64: 0, 1>, keepdims = "
+      "false} : tensor<4x8xf32> -> tensor<f32>\n    return %l : tensor<f32>\n"
+      "  }\n}\n";
+  mlir::MLIRContext ctx;
+  ParsedSpace ps = parseSpace(ctx, text, cluster(2, 1), true);
+  ASSERT_TRUE(ps.space) << ps.error;
+  SearchSpace &space = *ps.space;
+  ASSERT_EQ(space.numPositions(), 19u);
+  // Only the reduce_sum's position (18) holds fewer values than the blocks.
+  EXPECT_EQ(space.cuts(0), (std::vector<unsigned>{0, 18, 19}));
+  // Without %m: one value live before each block's first op (positions 2,
+  // 6, 10, 14), before its second (a kept alive by the add) and before its
+  // last; two before each block's first add.
+  EXPECT_EQ(space.checkpointCuts(),
+            (std::vector<unsigned>{0, 2, 3, 5, 6, 7, 9, 10, 11, 13, 14, 15, 17,
+                                   18, 19}));
 }
 
 } // namespace
