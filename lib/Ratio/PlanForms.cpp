@@ -149,12 +149,40 @@ static std::vector<LinearCost> expand(const Form &form) {
   return pieces;
 }
 
+static bool identical(const LinearCost &a, const LinearCost &b) {
+  return a.constant == b.constant && a.terms.size() == b.terms.size() &&
+         std::equal(a.terms.begin(), a.terms.end(), b.terms.begin(),
+                    [](const RatioTerm &x, const RatioTerm &y) {
+                      return x.segment == y.segment &&
+                             x.deviceClass == y.deviceClass && x.coef == y.coef;
+                    });
+}
+
+/// Term by term equal, in the same order (equal keys without building
+/// them: devices of one class and position build their forms alike).
+static bool identical(const Form &a, const Form &b) {
+  if (!identical(a.lin, b.lin) || a.maxes.size() != b.maxes.size())
+    return false;
+  for (auto [x, y] : llvm::zip(a.maxes, b.maxes))
+    if (x.scale != y.scale || x.pieces.size() != y.pieces.size() ||
+        !llvm::all_of(llvm::zip(x.pieces, y.pieces), [](auto pq) {
+          return identical(std::get<0>(pq), std::get<1>(pq));
+        }))
+      return false;
+  return true;
+}
+
 Form weft::ratio::maxOfForms(llvm::ArrayRef<const Form *> forms,
                              const Ratios &at, bool &linearized,
                              unsigned limit) {
+  // Identical forms first (cheap), then equal functions by key.
+  std::vector<const Form *> unlike;
+  for (const Form *f : forms)
+    if (llvm::none_of(unlike, [&](const Form *g) { return identical(*f, *g); }))
+      unlike.push_back(f);
   std::vector<const Form *> distinct;
   std::vector<std::string> keys;
-  for (const Form *f : forms) {
+  for (const Form *f : unlike) {
     std::string k = f->key();
     if (llvm::is_contained(keys, k))
       continue;

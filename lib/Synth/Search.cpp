@@ -600,7 +600,7 @@ std::optional<SearchOutcome> seedOf(SearchSpace &space, SeedMode mode,
   SearchOutcome out;
   MemoryTally memory(reps);
   std::vector<bool> lastOfBlock(end + 1, false);
-  for (unsigned c : space.cuts(/*slack=*/0))
+  for (unsigned c : space.checkpointCuts())
     if (c > 0)
       lastOfBlock[c - 1] = true;
   for (unsigned p = 0; p < end; ++p) {

@@ -277,17 +277,39 @@ weft::buildPlanOf(SearchSpace &space, mlir::ModuleOp graph,
 }
 
 namespace {
+/// Reports each synthesis phase that took a second or more, as a progress
+/// line ("synthesis: ratio LP took 3.2 s").
+class PhaseClock {
+public:
+  explicit PhaseClock(const std::function<void(llvm::StringRef)> &progress)
+      : progress(progress) {}
+  void lap(llvm::StringRef phase) {
+    auto now = std::chrono::steady_clock::now();
+    double seconds = std::chrono::duration<double>(now - mark).count();
+    mark = now;
+    if (progress && seconds >= 1)
+      progress(
+          llvm::formatv("synthesis: {0} took {1:f1} s", phase, seconds).str());
+  }
+
+private:
+  const std::function<void(llvm::StringRef)> &progress;
+  std::chrono::steady_clock::time_point mark = std::chrono::steady_clock::now();
+};
+
 /// Builds the space at `ratios` (empty: ∝ speed), searches it and builds,
 /// verifies and scores the plan. `first` reports a missing plan as the
 /// user-facing error.
 llvm::Expected<Round> searchRound(mlir::ModuleOp graph, const ClusterSpec &spec,
                                   const SynthOptions &options,
                                   llvm::ArrayRef<double> ratios,
-                                  const SearchLimits &limits, bool recompute) {
+                                  const SearchLimits &limits, bool recompute,
+                                  PhaseClock &clock) {
   auto built = SearchSpace::build(graph, spec, options.eval, ratios,
                                   options.align, recompute);
   if (!built)
     return built.takeError();
+  clock.lap("search space");
   Round round;
   round.space = std::move(*built);
   SearchSpace &space = *round.space;
@@ -310,6 +332,7 @@ llvm::Expected<Round> searchRound(mlir::ModuleOp graph, const ClusterSpec &spec,
     }
   }
   round.found = search(space, limits);
+  clock.lap("search");
   if (!round.found.found)
     return noPlanError(space, limits, round.found);
   struct Built {
@@ -351,6 +374,7 @@ llvm::Expected<Round> searchRound(mlir::ModuleOp graph, const ClusterSpec &spec,
   }
   round.evaluated = scored->evaluated;
   round.plan = std::move(scored->plan);
+  clock.lap("building and scoring the plan and seeds");
   return round;
 }
 
@@ -414,7 +438,8 @@ llvm::Expected<SynthResult> weft::synthesize(mlir::ModuleOp graph,
   // Recomputation: offered from the start (Always), or once no plan fits
   // memory without it (Auto); later rounds keep the first round's choice.
   bool recompute = options.recompute == SynthOptions::Recompute::Always;
-  auto first = searchRound(graph, spec, options, {}, limits, recompute);
+  PhaseClock clock(options.progress);
+  auto first = searchRound(graph, spec, options, {}, limits, recompute, clock);
   if (!first && !recompute &&
       options.recompute == SynthOptions::Recompute::Auto) {
     // Only "no plan fits" is retried; any other error is returned as is.
@@ -430,7 +455,7 @@ llvm::Expected<SynthResult> weft::synthesize(mlir::ModuleOp graph,
       options.progress("no plan fits memory without recomputation; "
                        "searching again with it");
     recompute = true;
-    first = searchRound(graph, spec, options, {}, limits, recompute);
+    first = searchRound(graph, spec, options, {}, limits, recompute, clock);
   }
   if (!first)
     return first.takeError();
@@ -455,6 +480,7 @@ llvm::Expected<SynthResult> weft::synthesize(mlir::ModuleOp graph,
       llvm::consumeError(assigned.takeError());
       break;
     }
+    clock.lap("ratio LP");
     dump("assign-ratios", *current);
     auto selected = ratio::selectCollectives(*current, spec, options.eval);
     if (!selected) {
@@ -468,6 +494,7 @@ llvm::Expected<SynthResult> weft::synthesize(mlir::ModuleOp graph,
       llvm::consumeError(estimate.takeError());
       break;
     }
+    clock.lap("collective choice and scoring");
     double cost = estimate->stepSeconds;
     if (cost < bestCost) {
       bestCost = cost;
@@ -485,7 +512,8 @@ llvm::Expected<SynthResult> weft::synthesize(mlir::ModuleOp graph,
       if (next.timeLimitSeconds <= 0)
         break;
     }
-    auto again = searchRound(graph, spec, options, ratios, next, recompute);
+    auto again =
+        searchRound(graph, spec, options, ratios, next, recompute, clock);
     if (!again) {
       llvm::consumeError(again.takeError());
       break;
@@ -514,6 +542,7 @@ llvm::Expected<SynthResult> weft::synthesize(mlir::ModuleOp graph,
                        llvm::toString(sizes.takeError()));
     result.continuousStepSeconds = sizes->continuousCost;
     result.integerStepSeconds = sizes->integerCost;
+    clock.lap("integer sizes (Z3)");
     dump("integerize", *bestPlan);
   }
   if (mlir::failed(mlir::verify(*bestPlan)))
