@@ -109,6 +109,14 @@ private:
   void visitTopLevelGraphOp(Operation *op);
   /// Returns whether any op was timed.
   bool priceCompute(Operation *op, mlir::Region *region, bool backward);
+  /// The compute, kept, recomputed and produced bytes of `op` on a device
+  /// of `type` whose region arguments and results (in order) have the shard
+  /// shapes `signature`; `timed` set when some op costs time.
+  void priceOnDevice(Operation *op, mlir::Region *region, bool backward,
+                     const DeviceType &type,
+                     llvm::ArrayRef<ShapeForm> signature, Form &compute,
+                     LinearCost &kept, LinearCost &run, LinearCost &produced,
+                     bool &timed);
   void consume(Value v);
   void closeStep(llvm::StringRef label);
 
@@ -505,69 +513,116 @@ static ShapeForm inferShard(Value result,
 
 bool PlanPricer::priceCompute(Operation *op, mlir::Region *region,
                               bool backward) {
+  /// What the op adds on one device: a function of the device type and the
+  /// shard shapes of the region's arguments and results alone, so devices
+  /// alike in both (one class, one position on the split axes) share it.
+  struct DeviceWork {
+    const DeviceType *type = nullptr;
+    llvm::SmallVector<ShapeForm, 4> signature;
+    Form compute;
+    LinearCost kept, run, produced;
+    bool timed = false;
+  };
+  std::vector<DeviceWork> seen;
+  auto sameSignature = [](llvm::ArrayRef<ShapeForm> a,
+                          llvm::ArrayRef<ShapeForm> b) {
+    return a.size() == b.size() &&
+           llvm::all_of(llvm::zip(a, b), [](const auto &xy) {
+             const ShapeForm &x = std::get<0>(xy), &y = std::get<1>(xy);
+             return x.size() == y.size() &&
+                    llvm::all_of(llvm::zip(x, y), [](const auto &e) {
+                      return identical(std::get<0>(e), std::get<1>(e));
+                    });
+           });
+  };
   bool timed = false;
   for (unsigned d = 0; d < n; ++d) {
     const DeviceType &type = layout.typeOf(d);
-    llvm::DenseMap<Value, ShapeForm> shapes;
-    auto shapeOf = [&](Value v) -> ShapeForm {
-      if (auto it = shapes.find(v); it != shapes.end())
-        return it->second;
-      ShapeForm s;
-      for (int64_t e : v.getType().cast<RankedTensorType>().getShape())
-        s.push_back(constantCost(double(e)));
-      return s;
-    };
+    llvm::SmallVector<ShapeForm, 4> signature;
     if (region) {
-      Operation *yield = region->front().getTerminator();
-      for (auto [arg, in] :
-           llvm::zip(region->front().getArguments(), op->getOperands()))
-        shapes[arg] =
-            shapeForm(in.getType().cast<RankedTensorType>(), distOf(in), d);
-      for (auto [yielded, res] :
-           llvm::zip(yield->getOperands(), op->getResults()))
-        shapes[yielded] =
-            shapeForm(res.getType().cast<RankedTensorType>(), distOf(res), d);
+      for (Value in : op->getOperands())
+        signature.push_back(
+            shapeForm(in.getType().cast<RankedTensorType>(), distOf(in), d));
+      for (Value res : op->getResults())
+        signature.push_back(
+            shapeForm(res.getType().cast<RankedTensorType>(), distOf(res), d));
     }
-    LinearCost produced;
-    auto priceOne = [&](graph::CostOpInterface cop) {
-      llvm::SmallVector<ShapeForm, 4> ins, outs;
-      for (Value v : cop->getOperands())
-        ins.push_back(shapeOf(v));
-      for (Value r : cop->getResults()) {
-        if (!shapes.count(r))
-          shapes[r] = inferShard(r, shapes);
-        outs.push_back(shapes[r]);
-        addScaled(produced, elementsForm(shapes[r]),
-                  elementBytes(r.getType().cast<RankedTensorType>()));
-      }
-      WorkForms w = workOf(cop, ins, outs);
-      if (isZero(w.f[0]) && isZero(w.f[1]))
-        return;
-      timed = true;
-      auto roofline = [&](OpClass cls, const LinearCost &flops,
-                          const LinearCost &bytes) {
-        compute[d].addMax(
-            {scaledCost(flops, 1 / type.achievedFlops(cls, options.dtype)),
-             scaledCost(bytes, 1 / type.achievedMemBandwidth())});
-      };
-      roofline(w.forwardClass, w.f[0], w.f[1]);
-      if (!backward)
-        return;
-      roofline(w.backwardClass, w.f[2], w.f[3]);
-      if (!recomputing) {
-        addScaled(kept[d], w.f[4]);
-        return;
-      }
-      roofline(w.forwardClass, w.f[0], w.f[1]);
-      addScaled(runBytes[d], w.f[4]);
-    };
-    if (region)
-      region->walk([&](graph::CostOpInterface cop) { priceOne(cop); });
-    else if (auto cop = llvm::dyn_cast<graph::CostOpInterface>(op))
-      priceOne(cop);
-    noteTransient(d, produced);
+    auto like = llvm::find_if(seen, [&](const DeviceWork &w) {
+      return w.type == &type && sameSignature(w.signature, signature);
+    });
+    if (like == seen.end()) {
+      seen.push_back(DeviceWork{&type, signature, {}, {}, {}, {}, false});
+      like = std::prev(seen.end());
+      priceOnDevice(op, region, backward, type, signature, like->compute,
+                    like->kept, like->run, like->produced, like->timed);
+    }
+    timed |= like->timed;
+    compute[d].add(like->compute);
+    addScaled(kept[d], like->kept);
+    addScaled(runBytes[d], like->run);
+    noteTransient(d, like->produced);
   }
   return timed;
+}
+
+void PlanPricer::priceOnDevice(Operation *op, mlir::Region *region,
+                               bool backward, const DeviceType &type,
+                               llvm::ArrayRef<ShapeForm> signature,
+                               Form &compute, LinearCost &kept, LinearCost &run,
+                               LinearCost &produced, bool &timed) {
+  llvm::DenseMap<Value, ShapeForm> shapes;
+  auto shapeOf = [&](Value v) -> ShapeForm {
+    if (auto it = shapes.find(v); it != shapes.end())
+      return it->second;
+    ShapeForm s;
+    for (int64_t e : v.getType().cast<RankedTensorType>().getShape())
+      s.push_back(constantCost(double(e)));
+    return s;
+  };
+  if (region) {
+    Operation *yield = region->front().getTerminator();
+    unsigned i = 0;
+    for (mlir::BlockArgument arg : region->front().getArguments())
+      shapes[arg] = signature[i++];
+    for (Value yielded : yield->getOperands())
+      shapes[yielded] = signature[i++];
+  }
+  auto priceOne = [&](graph::CostOpInterface cop) {
+    llvm::SmallVector<ShapeForm, 4> ins, outs;
+    for (Value v : cop->getOperands())
+      ins.push_back(shapeOf(v));
+    for (Value r : cop->getResults()) {
+      if (!shapes.count(r))
+        shapes[r] = inferShard(r, shapes);
+      outs.push_back(shapes[r]);
+      addScaled(produced, elementsForm(shapes[r]),
+                elementBytes(r.getType().cast<RankedTensorType>()));
+    }
+    WorkForms w = workOf(cop, ins, outs);
+    if (isZero(w.f[0]) && isZero(w.f[1]))
+      return;
+    timed = true;
+    auto roofline = [&](OpClass cls, const LinearCost &flops,
+                        const LinearCost &bytes) {
+      compute.addMax(
+          {scaledCost(flops, 1 / type.achievedFlops(cls, options.dtype)),
+           scaledCost(bytes, 1 / type.achievedMemBandwidth())});
+    };
+    roofline(w.forwardClass, w.f[0], w.f[1]);
+    if (!backward)
+      return;
+    roofline(w.backwardClass, w.f[2], w.f[3]);
+    if (!recomputing) {
+      addScaled(kept, w.f[4]);
+      return;
+    }
+    roofline(w.forwardClass, w.f[0], w.f[1]);
+    addScaled(run, w.f[4]);
+  };
+  if (region)
+    region->walk([&](graph::CostOpInterface cop) { priceOne(cop); });
+  else if (auto cop = llvm::dyn_cast<graph::CostOpInterface>(op))
+    priceOne(cop);
 }
 
 void PlanPricer::visitLocal(LocalOp op) {

@@ -149,7 +149,7 @@ static std::vector<LinearCost> expand(const Form &form) {
   return pieces;
 }
 
-static bool identical(const LinearCost &a, const LinearCost &b) {
+bool weft::ratio::identical(const LinearCost &a, const LinearCost &b) {
   return a.constant == b.constant && a.terms.size() == b.terms.size() &&
          std::equal(a.terms.begin(), a.terms.end(), b.terms.begin(),
                     [](const RatioTerm &x, const RatioTerm &y) {
@@ -160,7 +160,7 @@ static bool identical(const LinearCost &a, const LinearCost &b) {
 
 /// Term by term equal, in the same order (equal keys without building
 /// them: devices of one class and position build their forms alike).
-static bool identical(const Form &a, const Form &b) {
+static bool identicalForms(const Form &a, const Form &b) {
   if (!identical(a.lin, b.lin) || a.maxes.size() != b.maxes.size())
     return false;
   for (auto [x, y] : llvm::zip(a.maxes, b.maxes))
@@ -178,7 +178,8 @@ Form weft::ratio::maxOfForms(llvm::ArrayRef<const Form *> forms,
   // Identical forms first (cheap), then equal functions by key.
   std::vector<const Form *> unlike;
   for (const Form *f : forms)
-    if (llvm::none_of(unlike, [&](const Form *g) { return identical(*f, *g); }))
+    if (llvm::none_of(unlike,
+                      [&](const Form *g) { return identicalForms(*f, *g); }))
       unlike.push_back(f);
   std::vector<const Form *> distinct;
   std::vector<std::string> keys;

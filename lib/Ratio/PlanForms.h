@@ -44,6 +44,10 @@ struct Form {
   std::string key() const;
 };
 
+/// Term by term equal in the same order (so equal functions; the converse
+/// needs canonical keys).
+bool identical(const LinearCost &a, const LinearCost &b);
+
 /// max over `forms`: one form when all are equal; else the expansion into
 /// one max term when it has at most `limit` pieces; else the form largest at
 /// `at` (and `linearized` is set).
