@@ -109,14 +109,19 @@ private:
   void visitTopLevelGraphOp(Operation *op);
   /// Returns whether any op was timed.
   bool priceCompute(Operation *op, mlir::Region *region, bool backward);
-  /// The compute, kept, recomputed and produced bytes of `op` on a device
-  /// of `type` whose region arguments and results (in order) have the shard
-  /// shapes `signature`; `timed` set when some op costs time.
-  void priceOnDevice(Operation *op, mlir::Region *region, bool backward,
-                     const DeviceType &type,
-                     llvm::ArrayRef<ShapeForm> signature, Form &compute,
-                     LinearCost &kept, LinearCost &run, LinearCost &produced,
-                     bool &timed);
+  /// What `op` adds on one device: compute, kept bytes, bytes saved for a
+  /// recomputed run, the largest produced buffer, and whether any op in it
+  /// costs time.
+  struct DeviceWork {
+    Form compute;
+    LinearCost kept, run, produced;
+    bool timed = false;
+  };
+  /// The work of `op` on a device of `type` whose region operands and
+  /// results (in order) have the shard shapes `signature`.
+  DeviceWork workOnDevice(Operation *op, mlir::Region *region, bool backward,
+                          const DeviceType &type,
+                          llvm::ArrayRef<ShapeForm> signature);
   void consume(Value v);
   void closeStep(llvm::StringRef label);
 
@@ -513,17 +518,15 @@ static ShapeForm inferShard(Value result,
 
 bool PlanPricer::priceCompute(Operation *op, mlir::Region *region,
                               bool backward) {
-  /// What the op adds on one device: a function of the device type and the
-  /// shard shapes of the region's arguments and results alone, so devices
-  /// alike in both (one class, one position on the split axes) share it.
-  struct DeviceWork {
-    const DeviceType *type = nullptr;
+  // An op's work on a device is a function of the device type and the
+  // shard shapes of the region's operands and results alone, so devices
+  // alike in both (one class, one position on the split axes) share it.
+  struct Alike {
+    const DeviceType *type;
     llvm::SmallVector<ShapeForm, 4> signature;
-    Form compute;
-    LinearCost kept, run, produced;
-    bool timed = false;
+    DeviceWork work;
   };
-  std::vector<DeviceWork> seen;
+  std::vector<Alike> seen;
   auto sameSignature = [](llvm::ArrayRef<ShapeForm> a,
                           llvm::ArrayRef<ShapeForm> b) {
     return a.size() == b.size() &&
@@ -547,29 +550,29 @@ bool PlanPricer::priceCompute(Operation *op, mlir::Region *region,
         signature.push_back(
             shapeForm(res.getType().cast<RankedTensorType>(), distOf(res), d));
     }
-    auto like = llvm::find_if(seen, [&](const DeviceWork &w) {
-      return w.type == &type && sameSignature(w.signature, signature);
+    auto like = llvm::find_if(seen, [&](const Alike &a) {
+      return a.type == &type && sameSignature(a.signature, signature);
     });
     if (like == seen.end()) {
-      seen.push_back(DeviceWork{&type, signature, {}, {}, {}, {}, false});
+      DeviceWork work = workOnDevice(op, region, backward, type, signature);
+      seen.push_back({&type, std::move(signature), std::move(work)});
       like = std::prev(seen.end());
-      priceOnDevice(op, region, backward, type, signature, like->compute,
-                    like->kept, like->run, like->produced, like->timed);
     }
-    timed |= like->timed;
-    compute[d].add(like->compute);
-    addScaled(kept[d], like->kept);
-    addScaled(runBytes[d], like->run);
-    noteTransient(d, like->produced);
+    const DeviceWork &w = like->work;
+    timed |= w.timed;
+    compute[d].add(w.compute);
+    addScaled(kept[d], w.kept);
+    addScaled(runBytes[d], w.run);
+    noteTransient(d, w.produced);
   }
   return timed;
 }
 
-void PlanPricer::priceOnDevice(Operation *op, mlir::Region *region,
-                               bool backward, const DeviceType &type,
-                               llvm::ArrayRef<ShapeForm> signature,
-                               Form &compute, LinearCost &kept, LinearCost &run,
-                               LinearCost &produced, bool &timed) {
+PlanPricer::DeviceWork
+PlanPricer::workOnDevice(Operation *op, mlir::Region *region, bool backward,
+                         const DeviceType &type,
+                         llvm::ArrayRef<ShapeForm> signature) {
+  DeviceWork out;
   llvm::DenseMap<Value, ShapeForm> shapes;
   auto shapeOf = [&](Value v) -> ShapeForm {
     if (auto it = shapes.find(v); it != shapes.end())
@@ -595,16 +598,16 @@ void PlanPricer::priceOnDevice(Operation *op, mlir::Region *region,
       if (!shapes.count(r))
         shapes[r] = inferShard(r, shapes);
       outs.push_back(shapes[r]);
-      addScaled(produced, elementsForm(shapes[r]),
+      addScaled(out.produced, elementsForm(shapes[r]),
                 elementBytes(r.getType().cast<RankedTensorType>()));
     }
     WorkForms w = workOf(cop, ins, outs);
     if (isZero(w.f[0]) && isZero(w.f[1]))
       return;
-    timed = true;
+    out.timed = true;
     auto roofline = [&](OpClass cls, const LinearCost &flops,
                         const LinearCost &bytes) {
-      compute.addMax(
+      out.compute.addMax(
           {scaledCost(flops, 1 / type.achievedFlops(cls, options.dtype)),
            scaledCost(bytes, 1 / type.achievedMemBandwidth())});
     };
@@ -613,16 +616,17 @@ void PlanPricer::priceOnDevice(Operation *op, mlir::Region *region,
       return;
     roofline(w.backwardClass, w.f[2], w.f[3]);
     if (!recomputing) {
-      addScaled(kept, w.f[4]);
+      addScaled(out.kept, w.f[4]);
       return;
     }
     roofline(w.forwardClass, w.f[0], w.f[1]);
-    addScaled(run, w.f[4]);
+    addScaled(out.run, w.f[4]);
   };
   if (region)
     region->walk([&](graph::CostOpInterface cop) { priceOne(cop); });
   else if (auto cop = llvm::dyn_cast<graph::CostOpInterface>(op))
     priceOne(cop);
+  return out;
 }
 
 void PlanPricer::visitLocal(LocalOp op) {

@@ -600,9 +600,10 @@ std::optional<SearchOutcome> seedOf(SearchSpace &space, SeedMode mode,
   SearchOutcome out;
   MemoryTally memory(reps);
   std::vector<bool> lastOfBlock(end + 1, false);
-  for (unsigned c : space.checkpointCuts())
-    if (c > 0)
-      lastOfBlock[c - 1] = true;
+  if (checkpointed && space.recomputes())
+    for (unsigned c : space.checkpointCuts())
+      if (c > 0)
+        lastOfBlock[c - 1] = true;
   for (unsigned p = 0; p < end; ++p) {
     const OpInfo &op = space.ops[p];
     std::optional<StepResult> best;

@@ -1,10 +1,11 @@
 //===- FromPlanTest.cpp - The LP prices what the evaluator prices ---------===//
 //
 // Baseline plans (DP-EV, DP-CP, TP-DP) of small zoo models on 2- and 3-class
-// clusters: for random ratios, the objective of ratioProblemFromPlan at those
-// ratios equals evaluatePlan's step time of the plan with those ratios
-// written in (applyRatios); the LP's ratios are no worse than the baseline's;
-// integer sizes verify and are priced conservatively.
+// clusters (one with two classes of one device type): for random ratios, the
+// objective of ratioProblemFromPlan at those ratios equals evaluatePlan's step
+// time of the plan with those ratios written in (applyRatios); the LP's ratios
+// are no worse than the baseline's; integer sizes verify and are priced
+// conservatively.
 //
 //===----------------------------------------------------------------------===//
 
@@ -74,6 +75,30 @@ nodes:
     intra_bandwidth: 12 GB/s
     nic_bandwidth: 25 Gbit/s
     nic_latency: 20 us
+)";
+
+/// Two classes of one device type (V100 nodes with fast and slow NICs): the
+/// pricer must not share an op's forms between devices of one type in
+/// different classes.
+const char *kOneTypeTwoClasses = R"(
+name: one-type-two-classes
+defaults:
+  intra_latency: 5 us
+nodes:
+  - name: fast-nic
+    count: 1
+    type: V100
+    devices: 2
+    intra_bandwidth: 150 GB/s
+    nic_bandwidth: 100 Gbit/s
+    nic_latency: 5 us
+  - name: slow-nic
+    count: 2
+    type: V100
+    devices: 2
+    intra_bandwidth: 150 GB/s
+    nic_bandwidth: 10 Gbit/s
+    nic_latency: 50 us
 )";
 
 mlir::OwningOpRef<mlir::ModuleOp>
@@ -161,7 +186,8 @@ std::vector<Case> cases() {
   return {{kTwoClasses, tinyBert(), 400},
           {kThreeClasses, tinyBert(), 640},
           {kTwoClasses, tinyMlp(), 1200},
-          {kThreeClasses, tinyMlp(), 960}};
+          {kThreeClasses, tinyMlp(), 960},
+          {kOneTypeTwoClasses, tinyMlp(), 600}};
 }
 
 double relErr(double a, double b) {
@@ -203,12 +229,13 @@ void expectPricedLikeTheEvaluator(mlir::ModuleOp plan, const ClusterSpec &spec,
     if (!problem->linearized)
       EXPECT_LT(relErr(evaluateObjective(*problem, r), estimate->stepSeconds),
                 1e-6);
-    // Memory rows: the class's largest peak.
+    // Memory rows: the class's largest peak (classes are named
+    // "<type>#<class id>").
     for (unsigned k = 0; k < here->classes.size(); ++k) {
       double peak = 0;
       for (const DeviceMemoryEstimate &m : estimate->memory)
-        if (m.type == spec.typeOf(m.clusterDevice).name &&
-            here->classes[k].name.rfind(m.type, 0) == 0)
+        if (here->classes[k].name ==
+            m.type + "#" + std::to_string(spec.classOf(m.clusterDevice).id))
           peak = std::max(peak, m.peakBytes());
       EXPECT_LT(relErr(evaluateMemory(*here, k, r, r), peak), 1e-6);
     }
@@ -352,6 +379,6 @@ TEST_P(FromPlanTest, LpMatchesGridSearchOnPlans) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(Clusters, FromPlanTest, ::testing::Range(0, 4));
+INSTANTIATE_TEST_SUITE_P(Clusters, FromPlanTest, ::testing::Range(0, 5));
 
 } // namespace

@@ -183,26 +183,22 @@ TEST(SynthBench, Gap) {
   limits.maxExpansions = 100000;
   if (const char *n = std::getenv("WEFT_SYNTH_MAX_EXPANSIONS"))
     limits.maxExpansions = std::strtoull(n, nullptr, 10);
-  for (synth::SearchOutcome sd : synth::seedPlans(s)) {
-    double before = sd.cost;
+  // Improves `plan` locally and prints its cost before and after.
+  auto improveTimed = [&](llvm::StringRef label, synth::SearchOutcome &plan) {
+    double before = plan.cost;
     auto t0 = std::chrono::steady_clock::now();
-    uint64_t steps = synth::improvePlan(s, sd);
+    uint64_t steps = synth::improvePlan(s, plan);
     llvm::outs() << llvm::formatv(
-        "seed {0:f4} -> {1:f4} s in {2} steps, {3:f2} s wall\n", before,
-        sd.cost, steps,
+        "{0} {1:f4} -> {2:f4} s in {3} steps, {4:f2} s wall\n", label, before,
+        plan.cost, steps,
         std::chrono::duration<double>(std::chrono::steady_clock::now() - t0)
             .count());
-  }
+  };
+  for (synth::SearchOutcome sd : synth::seedPlans(s))
+    improveTimed("seed", sd);
   synth::SearchOutcome out = synth::search(s, limits);
   ASSERT_TRUE(out.found);
-  double before = out.cost;
-  auto t0 = std::chrono::steady_clock::now();
-  uint64_t steps = synth::improvePlan(s, out);
-  llvm::outs() << llvm::formatv(
-      "improvePlan: {0:f4} -> {1:f4} s in {2} steps, {3:f2} s wall\n", before,
-      out.cost, steps,
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - t0)
-          .count());
+  improveTimed("improvePlan:", out);
   std::vector<synth::StepDetail> details;
   auto total = synth::replay(s, out.choices, &details);
   ASSERT_TRUE(total.has_value());
