@@ -2,8 +2,8 @@
 //
 // Builds the LP of docs/Ratios.md into LinearProgram (solver-agnostic) and
 // reads the ratios back. When memory makes it infeasible, an elastic LP
-// (memory rows with slacks, minimising the relative overflow) finds the class
-// that lacks memory.
+// (every memory row loosened by one slack, minimising the largest relative
+// overflow) finds the class that lacks memory.
 //
 //===----------------------------------------------------------------------===//
 
@@ -41,8 +41,9 @@ public:
   std::vector<std::vector<unsigned>> ratioCol;
   /// Per distinct step.
   std::vector<unsigned> computeCol, commCol;
-  /// Per class, elastic LP only (-1: no memory row).
-  std::vector<int> slackCol;
+  /// Elastic LP only: the relative overflow every memory row may take
+  /// (-1: no memory row).
+  int slackCol = -1;
 
 private:
   llvm::Error addRatioColumns();
@@ -205,7 +206,6 @@ void RatioLpBuilder::addStepRows(unsigned distinct) {
 }
 
 void RatioLpBuilder::addMemoryRows() {
-  slackCol.assign(p.classes.size(), -1);
   for (unsigned c = 0; c < p.memory.size(); ++c) {
     double capacity = p.classes[c].memoryCapacity;
     if (!std::isfinite(capacity))
@@ -214,8 +214,9 @@ void RatioLpBuilder::addMemoryRows() {
     RowSum row;
     addLinear(row, p.memory[c], 1 / capacity);
     if (elastic) {
-      slackCol[c] = lp.addColumn(0, LinearProgram::kInf, 1);
-      row.coeffs.push_back({unsigned(slackCol[c]), -1.0});
+      if (slackCol < 0)
+        slackCol = int(lp.addColumn(0, LinearProgram::kInf, 1));
+      row.coeffs.push_back({unsigned(slackCol), -1.0});
     }
     lp.addRow(row.coeffs, -LinearProgram::kInf, 1 - row.constant);
   }
@@ -255,8 +256,9 @@ static llvm::Error statusError(LinearProgram::Status status,
                    lp.numRows(), lp.numColumns(), int(status));
 }
 
-/// Explains an infeasible LP: the class whose memory overflows most under
-/// the ratios that minimise the total relative overflow.
+/// Explains an infeasible LP: at the ratios that minimise the largest
+/// relative overflow over the device classes, the class short of the most
+/// bytes per device.
 static llvm::Error explainInfeasible(const RatioProblem &p,
                                      const CollapsedSteps &steps,
                                      const LpOptions &options) {
@@ -268,25 +270,31 @@ static llvm::Error explainInfeasible(const RatioProblem &p,
     return makeError(ExitInfeasible,
                      "no sharding ratios satisfy the memory and trust-region "
                      "rows");
-  int worst = -1;
-  double worstSlack = 0;
-  for (unsigned c = 0; c < p.classes.size(); ++c)
-    if (b.slackCol[c] >= 0 && b.lp.value(b.slackCol[c]) > worstSlack) {
-      worstSlack = b.lp.value(b.slackCol[c]);
-      worst = c;
-    }
-  if (worst < 0)
+  if (b.slackCol < 0 || !(b.lp.value(b.slackCol) > 0))
     return makeError(ExitInfeasible,
                      "no sharding ratios satisfy the memory rows (numerically "
                      "borderline)");
   Ratios ratios = readRatios(p, b);
-  double needed = evaluateMemory(p, worst, ratios, ratios);
+  int worst = -1;
+  double worstLack = 0, worstNeed = 0;
+  for (unsigned c = 0; c < p.memory.size(); ++c) {
+    if (!std::isfinite(p.classes[c].memoryCapacity))
+      continue;
+    double need = evaluateMemory(p, c, ratios, ratios);
+    if (worst < 0 || need - p.classes[c].memoryCapacity > worstLack) {
+      worst = int(c);
+      worstLack = need - p.classes[c].memoryCapacity;
+      worstNeed = need;
+    }
+  }
   const DeviceClass &cls = p.classes[worst];
   return makeError(ExitInfeasible,
-                   "no sharding ratios fit in memory: device class '{0}' "
-                   "({1} devices) lacks memory: it needs {2} per device at "
-                   "the ratios closest to fitting, capacity {3}",
-                   cls.name, cls.count, formatBytes(needed),
+                   "no sharding ratios fit in memory: the ratios closest to "
+                   "fitting still need {0:f2}x the capacity of the fullest "
+                   "device class; class '{1}' ({2} devices) lacks the most, "
+                   "{3} per device (needs {4}, capacity {5})",
+                   1 + b.lp.value(b.slackCol), cls.name, cls.count,
+                   formatBytes(worstLack), formatBytes(worstNeed),
                    formatBytes(cls.memoryCapacity));
 }
 

@@ -11,6 +11,7 @@
 #include "weft/Spmd/ProgramBuilder.h"
 #include "weft/Spmd/ShardGeometry.h"
 #include "weft/Support/Error.h"
+#include "weft/Support/Units.h"
 #include "weft/Synth/Search.h"
 #include "llvm/Support/FormatVariadic.h"
 #include <chrono>
@@ -222,40 +223,63 @@ mlir::func::FuncOp mainOf(mlir::ModuleOp graph) {
   return main;
 }
 
-/// The error for a first search that found nothing.
-llvm::Error noPlanError(SearchSpace &space, const SearchLimits &limits,
-                        const SearchOutcome &found) {
-  if (found.capped)
-    return makeError(ExitInfeasible,
-                     "synthesis stopped by its limits after {0} expansions "
-                     "with no plan found",
-                     found.expansions);
-  // The best plan ignoring memory names the device short of memory.
-  SearchLimits relaxed = limits;
-  relaxed.memoryPruning = false;
-  SearchOutcome best = search(space, relaxed);
-  if (!best.found)
-    return makeError(ExitInfeasible,
-                     best.capped ? "no plan found within the search limits"
-                                 : "no plan exists for this program on "
-                                   "this mesh");
+/// The representative whose peak memory most exceeds its capacity (the
+/// least short one when all fit), and by how many bytes.
+std::pair<unsigned, double> worstRep(SearchSpace &space,
+                                     const RepVector &peakMemory) {
   unsigned worst = 0;
-  double lack = -1;
+  double lack = -std::numeric_limits<double>::infinity();
   for (unsigned r = 0; r < space.numReps(); ++r) {
-    double short_ = best.peakMemory[r] - space.capacity()[r];
+    double short_ = peakMemory[r] - space.capacity()[r];
     if (short_ > lack) {
       lack = short_;
       worst = r;
     }
   }
+  return {worst, lack};
+}
+
+std::string deviceTypeOf(SearchSpace &space, unsigned device) {
+  return space.mesh.getClassOfNode(device / space.axisSizes[1]).getType().str();
+}
+
+/// The error for a search that found nothing.
+llvm::Error noPlanError(SearchSpace &space, const SearchLimits &limits,
+                        const SearchOutcome &found) {
+  // A capped search names the device short of memory under the seed plan
+  // nearest to fitting (a second search would hit the same limits); a
+  // finished one searches again ignoring memory for the best plan.
+  std::optional<SearchOutcome> best;
+  const char *under = "the best plan found";
+  if (found.capped) {
+    under = "the seed plan nearest to fitting";
+    for (SearchOutcome &seed : seedPlans(space, /*memoryPruning=*/false))
+      if (!best || worstRep(space, seed.peakMemory).second <
+                       worstRep(space, best->peakMemory).second)
+        best = std::move(seed);
+    if (!best)
+      return makeError(ExitInfeasible,
+                       "synthesis stopped by its limits after {0} expansions "
+                       "with no plan found",
+                       found.expansions);
+  } else {
+    SearchLimits relaxed = limits;
+    relaxed.memoryPruning = false;
+    SearchOutcome any = search(space, relaxed);
+    if (!any.found)
+      return makeError(ExitInfeasible,
+                       any.capped ? "no plan found within the search limits"
+                                  : "no plan exists for this program on "
+                                    "this mesh");
+    best = std::move(any);
+  }
+  auto [worst, lack] = worstRep(space, best->peakMemory);
   unsigned device = space.repDevices[worst];
-  return makeError(
-      ExitInfeasible,
-      "no plan fits in memory: under the best plan found, "
-      "mesh device {0} ({1}) lacks {2:f2} GB",
-      device,
-      space.mesh.getClassOfNode(device / space.axisSizes[1]).getType().str(),
-      lack / 1e9);
+  return makeError(ExitInfeasible,
+                   "no plan fits in memory{0}: under {1}, mesh device {2} "
+                   "({3}) lacks {4}",
+                   found.capped ? " within the search limits" : "", under,
+                   device, deviceTypeOf(space, device), formatBytes(lack));
 }
 
 } // namespace
@@ -298,13 +322,15 @@ private:
 };
 
 /// Builds the space at `ratios` (empty: ∝ speed), searches it and builds,
-/// verifies and scores the plan. `first` reports a missing plan as the
-/// user-facing error.
+/// verifies and scores the plan. With `seedsMustFit`, a space where no seed
+/// plan fits memory is reported infeasible without searching (the caller
+/// moves to ratios chosen under memory, memoryRatios).
 llvm::Expected<Round> searchRound(mlir::ModuleOp graph, const ClusterSpec &spec,
                                   const SynthOptions &options,
                                   llvm::ArrayRef<double> ratios,
                                   const SearchLimits &limits, bool recompute,
-                                  PhaseClock &clock) {
+                                  PhaseClock &clock,
+                                  bool seedsMustFit = false) {
   auto built = SearchSpace::build(graph, spec, options.eval, ratios,
                                   options.align, recompute);
   if (!built)
@@ -321,17 +347,22 @@ llvm::Expected<Round> searchRound(mlir::ModuleOp graph, const ClusterSpec &spec,
       unsigned device = space.repDevices[r];
       return makeError(
           ExitInfeasible,
-          "no plan fits in memory: mesh device {0} ({1}) lacks {3:f2} GB "
-          "even with every op at its least memory (needs {2:f2} GB at the "
+          "no plan fits in memory: mesh device {0} ({1}) lacks {3} "
+          "even with every op at its least memory (needs {2} at the "
           "search's ratios)",
-          device,
-          space.mesh.getClassOfNode(device / space.axisSizes[1])
-              .getType()
-              .str(),
-          need / 1e9, (need - space.capacity()[r]) / 1e9);
+          device, deviceTypeOf(space, device), formatBytes(need),
+          formatBytes(need - space.capacity()[r]));
     }
   }
-  round.found = search(space, limits);
+  SearchLimits own = limits;
+  own.seeds = std::make_shared<const std::vector<SearchOutcome>>(
+      improvedSeedPlans(space, limits.memoryPruning));
+  if (seedsMustFit && own.seeds->empty()) {
+    SearchOutcome none;
+    none.capped = true;
+    return noPlanError(space, limits, none);
+  }
+  round.found = search(space, own);
   clock.lap("search");
   if (!round.found.found)
     return noPlanError(space, limits, round.found);
@@ -378,22 +409,21 @@ llvm::Expected<Round> searchRound(mlir::ModuleOp graph, const ClusterSpec &spec,
   return round;
 }
 
-/// Per-class ratios for the next search from the LP's per-segment ratios:
-/// the mean over the problem's segments, scaled to sum to 1 over the
-/// devices. Empty when the LP moved nothing.
-std::vector<double> searchRatiosOf(mlir::ModuleOp plan,
-                                   const ClusterSpec &spec) {
-  auto rows = ratio::planRatios(plan);
-  if (!rows) {
-    llvm::consumeError(rows.takeError());
-    return {};
-  }
-  if (rows->empty())
+/// Per-class ratios for a search from per-segment ratios: the mean over the
+/// segments weighted by `weights` (empty: equal weights), scaled to sum to 1
+/// over the devices. Empty when there are no segments.
+std::vector<double> classRatiosOf(const ratio::Ratios &rows,
+                                  const ClusterSpec &spec,
+                                  llvm::ArrayRef<double> weights = {}) {
+  double weightSum = 0;
+  for (unsigned s = 0; s < rows.size(); ++s)
+    weightSum += weights.empty() ? 1 : weights[s];
+  if (!(weightSum > 0))
     return {};
   std::vector<double> mean(spec.classes.size(), 0);
-  for (const auto &row : *rows)
+  for (auto [s, row] : llvm::enumerate(rows))
     for (unsigned c = 0; c < row.size() && c < mean.size(); ++c)
-      mean[c] += row[c] / double(rows->size());
+      mean[c] += row[c] * (weights.empty() ? 1 : weights[s]) / weightSum;
   std::vector<double> devices(spec.classes.size(), 0);
   for (const Node &n : spec.nodes)
     devices[spec.classOf(n.firstDevice).id] += n.numDevices;
@@ -405,6 +435,109 @@ std::vector<double> searchRatiosOf(mlir::ModuleOp plan,
   for (double &r : mean)
     r /= total;
   return mean;
+}
+
+/// Per-class ratios for the next search from the plan's (the LP's) ratios.
+std::vector<double> searchRatiosOf(mlir::ModuleOp plan,
+                                   const ClusterSpec &spec) {
+  auto rows = ratio::planRatios(plan);
+  if (!rows) {
+    llvm::consumeError(rows.takeError());
+    return {};
+  }
+  return classRatiosOf(*rows, spec);
+}
+
+/// Of the seed plans ignoring memory, the one whose fullest device is least
+/// over its capacity, with that device's need over capacity; none when no
+/// seed exists.
+std::optional<std::pair<SearchOutcome, double>>
+nearestSeed(SearchSpace &space) {
+  std::optional<std::pair<SearchOutcome, double>> nearest;
+  for (SearchOutcome &seed : seedPlans(space, /*memoryPruning=*/false)) {
+    double over = 0;
+    for (unsigned r = 0; r < space.numReps(); ++r)
+      over = std::max(over, seed.peakMemory[r] / space.capacity()[r]);
+    if (!nearest || over < nearest->second)
+      nearest.emplace(std::move(seed), over);
+  }
+  return nearest;
+}
+
+/// Ratios chosen under memory, for when no plan fits at ratios ∝ speed
+/// (docs/Synthesis.md "Ratios under memory"): the seed plan nearest to
+/// fitting at speed ratios is built, and the ratio LP with its memory rows
+/// (DESIGN.md §5) moves work off the devices short of memory. The search
+/// prices memory a little differently from the built plan (docs/Synthesis.md
+/// "The plan"), so the seeds are checked at the LP's ratios, and a class
+/// they still overflow gets its LP capacity lowered by that factor, a few
+/// times at most. The LP's error, naming the device class that lacks memory
+/// and by how much, when no ratios fit.
+llvm::Expected<std::vector<double>>
+memoryRatios(mlir::ModuleOp graph, const ClusterSpec &spec,
+             const SynthOptions &options, bool recompute, PhaseClock &clock) {
+  auto built = SearchSpace::build(graph, spec, options.eval, {}, options.align,
+                                  recompute);
+  if (!built)
+    return built.takeError();
+  auto nearest = nearestSeed(**built);
+  if (!nearest)
+    return makeError(ExitInfeasible,
+                     "no plan exists for this program on this mesh");
+  auto plan = buildPlanOf(**built, graph, nearest->first.choices);
+  if (!plan)
+    return plan.takeError();
+  auto problem = ratio::ratioProblemFromPlan(**plan, spec, options.eval);
+  if (!problem)
+    return problem.takeError();
+  // The segments weighted by the bytes they shard: the search has one ratio
+  // per class, and memory moves with the segments that hold the bytes.
+  std::vector<double> bytes(problem->segments.size(), 0);
+  for (const ratio::LinearCost &row : problem->memory)
+    for (const ratio::RatioTerm &t : row.terms)
+      bytes[t.segment] += std::abs(t.coef);
+  constexpr unsigned kMaxCorrections = 3;
+  std::vector<double> ratios;
+  for (unsigned round = 0; round <= kMaxCorrections; ++round) {
+    auto solution = ratio::solveRatios(*problem);
+    if (!solution)
+      return std::move(solution.takeError());
+    ratios = classRatiosOf(solution->ratios, spec, bytes);
+    if (ratios.empty())
+      return makeError(ExitInfeasible,
+                       "no plan fits in memory, and the plan nearest to "
+                       "fitting has no sharding ratios to move");
+    if (round == kMaxCorrections)
+      break;
+    auto there = SearchSpace::build(graph, spec, options.eval, ratios,
+                                    options.align, recompute);
+    if (!there)
+      return there.takeError();
+    SearchSpace &space = **there;
+    auto check = nearestSeed(space);
+    if (!check || check->second <= 1)
+      break;
+    for (unsigned r = 0; r < space.numReps(); ++r) {
+      double over = check->first.peakMemory[r] / space.capacity()[r];
+      int64_t c = space.mesh.getClassIndexOfNode(space.repDevices[r] /
+                                                 space.axisSizes[1]);
+      if (over > 1 && c >= 0 && size_t(c) < problem->classes.size())
+        problem->classes[c].memoryCapacity /= over;
+    }
+  }
+  clock.lap("ratios under memory");
+  return ratios;
+}
+
+/// Success when `err` is "no plan fits" (exit 2), which the caller answers
+/// with another round; any other error as it is.
+llvm::Error unlessInfeasible(llvm::Error err) {
+  return llvm::handleErrors(std::move(err),
+                            [](std::unique_ptr<WeftError> e) -> llvm::Error {
+                              if (e->getCode() == ExitInfeasible)
+                                return llvm::Error::success();
+                              return llvm::Error(std::move(e));
+                            });
 }
 
 double secondsSince(std::chrono::steady_clock::time_point t) {
@@ -437,25 +570,38 @@ llvm::Expected<SynthResult> weft::synthesize(mlir::ModuleOp graph,
 
   // Recomputation: offered from the start (Always), or once no plan fits
   // memory without it (Auto); later rounds keep the first round's choice.
+  // When no plan fits at ratios ∝ speed either, the ratios are chosen under
+  // memory (memoryRatios) and searched again; the last round at speed
+  // ratios gives up at once when no seed plan fits, rather than search. One
+  // device class has no ratios to move.
+  // Only "no plan fits" moves on; any other error is returned as is.
   bool recompute = options.recompute == SynthOptions::Recompute::Always;
+  bool memoryFallback = !options.fixedRatios && spec.classes.size() > 1;
   PhaseClock clock(options.progress);
-  auto first = searchRound(graph, spec, options, {}, limits, recompute, clock);
+  auto first = searchRound(graph, spec, options, {}, limits, recompute, clock,
+                           memoryFallback && recompute);
   if (!first && !recompute &&
       options.recompute == SynthOptions::Recompute::Auto) {
-    // Only "no plan fits" is retried; any other error is returned as is.
-    llvm::Error other = llvm::handleErrors(
-        first.takeError(), [](std::unique_ptr<WeftError> e) -> llvm::Error {
-          if (e->getCode() == ExitInfeasible)
-            return llvm::Error::success();
-          return llvm::Error(std::move(e));
-        });
-    if (other)
+    if (llvm::Error other = unlessInfeasible(first.takeError()))
       return std::move(other);
     if (options.progress)
       options.progress("no plan fits memory without recomputation; "
                        "searching again with it");
     recompute = true;
-    first = searchRound(graph, spec, options, {}, limits, recompute, clock);
+    first = searchRound(graph, spec, options, {}, limits, recompute, clock,
+                        memoryFallback);
+  }
+  if (!first && memoryFallback) {
+    if (llvm::Error other = unlessInfeasible(first.takeError()))
+      return std::move(other);
+    if (options.progress)
+      options.progress("no plan fits memory at ratios proportional to speed; "
+                       "choosing ratios under memory");
+    auto ratios = memoryRatios(graph, spec, options, recompute, clock);
+    if (!ratios)
+      return ratios.takeError();
+    first =
+        searchRound(graph, spec, options, *ratios, limits, recompute, clock);
   }
   if (!first)
     return first.takeError();

@@ -154,6 +154,31 @@ TEST(SolveRatios, MemoryInfeasibleNamesTheClass) {
   EXPECT_EQ(message.find("'big'"), std::string::npos) << message;
 }
 
+// Memory 100·B_c on capacities 30 and 20: no ratios fit. The ratios closest
+// to fitting overflow both classes by the same factor, 2 (B = 0.6, 0.4), and
+// class "a" lacks the most: 60 bytes of 30. (Minimising the sum of the
+// relative overflows instead would put everything on "a": 100 bytes.)
+TEST(SolveRatios, MemoryInfeasibleIsTheLeastLargestOverflow) {
+  RatioProblem p = makeProblem({1, 1});
+  p.classes[0].name = "a";
+  p.classes[0].memoryCapacity = 30;
+  p.classes[1].name = "b";
+  p.classes[1].memoryCapacity = 20;
+  p.memory = {linear(0, 0, 0, 100), linear(0, 0, 1, 100)};
+  Step &step = addStep(p);
+  step.perClass[0].compute = linear(0, 0, 0, 1);
+  step.perClass[1].compute = linear(0, 0, 1, 1);
+  auto sol = solveRatios(p);
+  ASSERT_FALSE(bool(sol));
+  auto [code, message] = codeAndMessage(sol.takeError());
+  EXPECT_EQ(code, ExitInfeasible);
+  EXPECT_NE(message.find("still need 2.00x"), std::string::npos) << message;
+  EXPECT_NE(message.find("class 'a' (1 devices) lacks the most"),
+            std::string::npos)
+      << message;
+  EXPECT_NE(message.find("needs 60"), std::string::npos) << message;
+}
+
 // Compute B_0 on class 0 and 0.1·B_1 on class 1 would put 10/11 on class 1,
 // but its memory 100·B_1 ≤ 30 caps B_1 at 0.3: B_0 = 0.7, time 0.7 s.
 TEST(SolveRatios, MemoryRowBinds) {
