@@ -5,6 +5,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "weft/Synth/Synthesize.h"
+#include "SynthRatios.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Verifier.h"
 #include "weft/Ratio/PlanRatios.h"
@@ -253,10 +254,8 @@ llvm::Error noPlanError(SearchSpace &space, const SearchLimits &limits,
   const char *under = "the best plan found";
   if (found.capped) {
     under = "the seed plan nearest to fitting";
-    for (SearchOutcome &seed : seedPlans(space, /*memoryPruning=*/false))
-      if (!best || worstRep(space, seed.peakMemory).second <
-                       worstRep(space, best->peakMemory).second)
-        best = std::move(seed);
+    if (auto nearest = nearestSeed(space))
+      best = std::move(nearest->first);
     if (!best)
       return makeError(ExitInfeasible,
                        "synthesis stopped by its limits after {0} expansions "
@@ -409,34 +408,6 @@ llvm::Expected<Round> searchRound(mlir::ModuleOp graph, const ClusterSpec &spec,
   return round;
 }
 
-/// Per-class ratios for a search from per-segment ratios: the mean over the
-/// segments weighted by `weights` (empty: equal weights), scaled to sum to 1
-/// over the devices. Empty when there are no segments.
-std::vector<double> classRatiosOf(const ratio::Ratios &rows,
-                                  const ClusterSpec &spec,
-                                  llvm::ArrayRef<double> weights = {}) {
-  double weightSum = 0;
-  for (unsigned s = 0; s < rows.size(); ++s)
-    weightSum += weights.empty() ? 1 : weights[s];
-  if (!(weightSum > 0))
-    return {};
-  std::vector<double> mean(spec.classes.size(), 0);
-  for (auto [s, row] : llvm::enumerate(rows))
-    for (unsigned c = 0; c < row.size() && c < mean.size(); ++c)
-      mean[c] += row[c] * (weights.empty() ? 1 : weights[s]) / weightSum;
-  std::vector<double> devices(spec.classes.size(), 0);
-  for (const Node &n : spec.nodes)
-    devices[spec.classOf(n.firstDevice).id] += n.numDevices;
-  double total = 0;
-  for (unsigned c = 0; c < mean.size(); ++c)
-    total += mean[c] * devices[c];
-  if (!(total > 0))
-    return {};
-  for (double &r : mean)
-    r /= total;
-  return mean;
-}
-
 /// Per-class ratios for the next search from the plan's (the LP's) ratios.
 std::vector<double> searchRatiosOf(mlir::ModuleOp plan,
                                    const ClusterSpec &spec) {
@@ -446,87 +417,6 @@ std::vector<double> searchRatiosOf(mlir::ModuleOp plan,
     return {};
   }
   return classRatiosOf(*rows, spec);
-}
-
-/// Of the seed plans ignoring memory, the one whose fullest device is least
-/// over its capacity, with that device's need over capacity; none when no
-/// seed exists.
-std::optional<std::pair<SearchOutcome, double>>
-nearestSeed(SearchSpace &space) {
-  std::optional<std::pair<SearchOutcome, double>> nearest;
-  for (SearchOutcome &seed : seedPlans(space, /*memoryPruning=*/false)) {
-    double over = 0;
-    for (unsigned r = 0; r < space.numReps(); ++r)
-      over = std::max(over, seed.peakMemory[r] / space.capacity()[r]);
-    if (!nearest || over < nearest->second)
-      nearest.emplace(std::move(seed), over);
-  }
-  return nearest;
-}
-
-/// Ratios chosen under memory, for when no plan fits at ratios ∝ speed
-/// (docs/Synthesis.md "Ratios under memory"): the seed plan nearest to
-/// fitting at speed ratios is built, and the ratio LP with its memory rows
-/// (DESIGN.md §5) moves work off the devices short of memory. The search
-/// prices memory a little differently from the built plan (docs/Synthesis.md
-/// "The plan"), so the seeds are checked at the LP's ratios, and a class
-/// they still overflow gets its LP capacity lowered by that factor, a few
-/// times at most. The LP's error, naming the device class that lacks memory
-/// and by how much, when no ratios fit.
-llvm::Expected<std::vector<double>>
-memoryRatios(mlir::ModuleOp graph, const ClusterSpec &spec,
-             const SynthOptions &options, bool recompute, PhaseClock &clock) {
-  auto built = SearchSpace::build(graph, spec, options.eval, {}, options.align,
-                                  recompute);
-  if (!built)
-    return built.takeError();
-  auto nearest = nearestSeed(**built);
-  if (!nearest)
-    return makeError(ExitInfeasible,
-                     "no plan exists for this program on this mesh");
-  auto plan = buildPlanOf(**built, graph, nearest->first.choices);
-  if (!plan)
-    return plan.takeError();
-  auto problem = ratio::ratioProblemFromPlan(**plan, spec, options.eval);
-  if (!problem)
-    return problem.takeError();
-  // The segments weighted by the bytes they shard: the search has one ratio
-  // per class, and memory moves with the segments that hold the bytes.
-  std::vector<double> bytes(problem->segments.size(), 0);
-  for (const ratio::LinearCost &row : problem->memory)
-    for (const ratio::RatioTerm &t : row.terms)
-      bytes[t.segment] += std::abs(t.coef);
-  constexpr unsigned kMaxCorrections = 3;
-  std::vector<double> ratios;
-  for (unsigned round = 0; round <= kMaxCorrections; ++round) {
-    auto solution = ratio::solveRatios(*problem);
-    if (!solution)
-      return std::move(solution.takeError());
-    ratios = classRatiosOf(solution->ratios, spec, bytes);
-    if (ratios.empty())
-      return makeError(ExitInfeasible,
-                       "no plan fits in memory, and the plan nearest to "
-                       "fitting has no sharding ratios to move");
-    if (round == kMaxCorrections)
-      break;
-    auto there = SearchSpace::build(graph, spec, options.eval, ratios,
-                                    options.align, recompute);
-    if (!there)
-      return there.takeError();
-    SearchSpace &space = **there;
-    auto check = nearestSeed(space);
-    if (!check || check->second <= 1)
-      break;
-    for (unsigned r = 0; r < space.numReps(); ++r) {
-      double over = check->first.peakMemory[r] / space.capacity()[r];
-      int64_t c = space.mesh.getClassIndexOfNode(space.repDevices[r] /
-                                                 space.axisSizes[1]);
-      if (over > 1 && c >= 0 && size_t(c) < problem->classes.size())
-        problem->classes[c].memoryCapacity /= over;
-    }
-  }
-  clock.lap("ratios under memory");
-  return ratios;
 }
 
 /// Success when `err` is "no plan fits" (exit 2), which the caller answers
@@ -597,9 +487,10 @@ llvm::Expected<SynthResult> weft::synthesize(mlir::ModuleOp graph,
     if (options.progress)
       options.progress("no plan fits memory at ratios proportional to speed; "
                        "choosing ratios under memory");
-    auto ratios = memoryRatios(graph, spec, options, recompute, clock);
+    auto ratios = memoryRatios(graph, spec, options, recompute);
     if (!ratios)
       return ratios.takeError();
+    clock.lap("ratios under memory");
     first =
         searchRound(graph, spec, options, *ratios, limits, recompute, clock);
   }
