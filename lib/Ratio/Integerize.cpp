@@ -52,7 +52,8 @@ public:
 
 private:
   void addShareVariables();
-  z3::expr share(const RatioTerm &t, z3::expr coef);
+  /// coef·B for the term; `seconds`: coef is a time, quantised per unit.
+  z3::expr share(const RatioTerm &t, double coef, bool seconds);
   z3::expr time(double seconds) {
     return ctx.real_val(exactRational(std::round(seconds / quantum)).c_str());
   }
@@ -150,18 +151,21 @@ void IntegerModel::addShareVariables() {
 
 /// coef·B for a term, B read at the largest share when coef ≥ 0 and at the
 /// smallest otherwise (as evaluateSteps does): B = device units / total units.
-z3::expr IntegerModel::share(const RatioTerm &t, z3::expr coef) {
-  const auto &units_ = t.coef >= 0 ? high : low;
-  z3::expr perUnit =
-      (coef / ctx.real_val(std::to_string(units[t.segment]).c_str()))
-          .simplify();
-  return perUnit * z3::to_real(units_[t.segment][t.deviceClass]);
+/// The coefficient per unit is rounded to the quantum (times) or taken as
+/// the double it is (bytes), so that the rows carry short numbers: dividing
+/// by each segment's unit count (1,024, 50,257, ...) gave denominators whose
+/// products made Z3's exact simplex crawl (docs/Ratios.md §Integerize).
+z3::expr IntegerModel::share(const RatioTerm &t, double coef, bool seconds) {
+  const auto &units_ = coef >= 0 ? high : low;
+  double perUnit = coef / double(units[t.segment]);
+  z3::expr c = seconds ? time(perUnit) : exactReal(ctx, perUnit);
+  return c * z3::to_real(units_[t.segment][t.deviceClass]);
 }
 
 z3::expr IntegerModel::linearTime(const LinearCost &cost, double scale) {
   z3::expr sum = time(scale * cost.constant);
   for (const RatioTerm &t : cost.terms)
-    sum = sum + share(t, time(scale * t.coef));
+    sum = sum + share(t, scale * t.coef, /*seconds=*/true);
   return sum;
 }
 
@@ -206,7 +210,8 @@ void IntegerModel::addStep(unsigned distinct, const Step &step,
         row = row + time(perShare);
         for (const auto &[cls, devices] : node.devices)
           row =
-              row + share({load.segment, cls, -1.0}, time(-perShare * devices));
+              row + share({load.segment, cls, -1.0}, -perShare * devices,
+                          /*seconds=*/true);
       }
       timeRows.push_back(commTime >= row);
     }
@@ -229,7 +234,7 @@ void IntegerModel::build() {
     const LinearCost &mem = p.memory[c];
     z3::expr bytes = exactReal(ctx, mem.constant);
     for (const RatioTerm &t : mem.terms)
-      bytes = bytes + share(t, exactReal(ctx, t.coef));
+      bytes = bytes + share(t, t.coef, /*seconds=*/false);
     memoryRows[c] = bytes <= exactReal(ctx, capacity);
   }
 }
