@@ -209,9 +209,8 @@ void IntegerModel::addStep(unsigned distinct, const Step &step,
         double perShare = load.bytes / node.nicBandwidth;
         row = row + time(perShare);
         for (const auto &[cls, devices] : node.devices)
-          row =
-              row + share({load.segment, cls, -1.0}, -perShare * devices,
-                          /*seconds=*/true);
+          row = row + share({load.segment, cls, -1.0}, -perShare * devices,
+                            /*seconds=*/true);
       }
       timeRows.push_back(commTime >= row);
     }

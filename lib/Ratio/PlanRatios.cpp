@@ -10,6 +10,20 @@
 using namespace weft;
 using namespace weft::ratio;
 
+/// Every ratio within 1e-12 of the other's.
+static bool sameRatios(const Ratios &a, const Ratios &b) {
+  if (a.size() != b.size())
+    return false;
+  for (unsigned s = 0; s < a.size(); ++s) {
+    if (a[s].size() != b[s].size())
+      return false;
+    for (unsigned c = 0; c < a[s].size(); ++c)
+      if (std::abs(a[s][c] - b[s][c]) > 1e-12)
+        return false;
+  }
+  return true;
+}
+
 llvm::Expected<AssignResult>
 weft::ratio::assignRatios(mlir::ModuleOp plan, const ClusterSpec &spec,
                           const EvalOptions &options,
@@ -37,6 +51,10 @@ weft::ratio::assignRatios(mlir::ModuleOp plan, const ClusterSpec &spec,
     ++result.rounds;
     result.rows = solution->numRows;
     result.columns = solution->numColumns;
+    // The LP's optimum is the trust region's centre: a smaller region
+    // (which still holds the centre) has the same optimum, so stop.
+    if (round > 0 && sameRatios(solution->ratios, best))
+      break;
     // The true objective at the candidate: exact when nothing is
     // linearised, else re-priced at the candidate's own plan.
     double value = evaluateObjective(*problem, solution->ratios);

@@ -4,6 +4,13 @@
 // RUN: weft-opt --spmd-assign-ratios="cluster=%S/Inputs/tiny-cluster.yaml" %t.1.mlir -o %t.2.mlir
 // RUN: diff %t.1.mlir %t.2.mlir
 // The cluster is required.
+// A plan whose costs are linearised (tiny BERT on mixed-256, the ratios
+// just assigned by weftc): the sequential LP finds its optimum at the trust
+// region's centre and stops after two LPs instead of halving the radius
+// through all eight.
+// RUN: rm -rf %t.dump && weft-zoo bert --layers 1 --hidden 64 --heads 4 --seq 16 --vocab 100 --ffn 128 --batch 8 -o %t.bert.onnx
+// RUN: weftc %t.bert.onnx --cluster %weft_src/examples/clusters/mixed-256.yaml -o %t.bert --no-cache --max-expansions 2000 --dump-dir %t.dump > /dev/null 2>&1
+// RUN: weft-opt --spmd-assign-ratios="cluster=%weft_src/examples/clusters/mixed-256.yaml report=true" %t.dump/03-assign-ratios.mlir -o /dev/null 2>&1 | FileCheck %s --check-prefix=CENTRE
 // RUN: %expect-exit 1 weft-opt --spmd-assign-ratios %s 2>&1 | FileCheck %s --check-prefix=NOCLUSTER
 // RUN: %expect-exit 1 weft-opt --spmd-assign-ratios="cluster=%S/Inputs/missing.yaml" %s 2>&1 | FileCheck %s --check-prefix=MISSING
 
@@ -16,6 +23,7 @@
 // CHECK: spmd.segments = [#spmd.segment<id = 0, extent = 96, ratios = [0.2413480885311{{[0-9]*}}, 0.01730382293762{{[0-9]*}}]>]
 // CHECK-NOT: sizes
 // CHECK: func.func @main
+// CENTRE: remark: ratios unchanged: {{.*}} ({{[12]}} LP(s),
 
 // NOCLUSTER: error: spmd-assign-ratios: the pass needs the cluster: cluster=<path to spec yaml>
 // MISSING: error: spmd-assign-ratios: {{.*}}missing.yaml
