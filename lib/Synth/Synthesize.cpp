@@ -356,11 +356,10 @@ llvm::Expected<Round> searchRound(mlir::ModuleOp graph, const ClusterSpec &spec,
   SearchLimits own = limits;
   own.seeds = std::make_shared<const std::vector<SearchOutcome>>(
       improvedSeedPlans(space, limits.memoryPruning));
-  if (seedsMustFit && own.seeds->empty()) {
-    SearchOutcome none;
-    none.capped = true;
-    return noPlanError(space, limits, none);
-  }
+  // The caller answers this one with another round, so it names no device.
+  if (seedsMustFit && own.seeds->empty())
+    return makeError(ExitInfeasible,
+                     "no seed plan fits in memory at these ratios");
   round.found = search(space, own);
   clock.lap("search");
   if (!round.found.found)
