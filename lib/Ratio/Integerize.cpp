@@ -19,6 +19,7 @@
 #include "weft/Support/Error.h"
 #include "llvm/ADT/StringMap.h"
 #include <cmath>
+#include <utility>
 
 using namespace weft;
 using namespace weft::ratio;
@@ -49,14 +50,22 @@ public:
   /// Σ mult·(C + M), in units of `quantum` seconds.
   z3::expr objective;
   double quantum = 1;
+  /// How far the quantised objective may sit from the true one at any
+  /// sizes in the model, in quanta: every rounded constant is off by at
+  /// most ½, every rounded per-unit coefficient by ½ per unit the device
+  /// may hold.
+  double objectiveError = 0;
 
 private:
   void addShareVariables();
   /// coef·B for the term; `seconds`: coef is a time, quantised per unit.
   z3::expr share(const RatioTerm &t, double coef, bool seconds);
   z3::expr time(double seconds) {
+    pending += 0.5;
     return ctx.real_val(exactRational(std::round(seconds / quantum)).c_str());
   }
+  /// The rounding error of the time expressions built since the last call.
+  double takePending() { return std::exchange(pending, 0.0); }
   z3::expr linearTime(const LinearCost &cost, double scale);
   z3::expr maxTime(const MaxCost &cost);
   void addStep(unsigned distinct, const Step &step, double multiplicity);
@@ -71,6 +80,11 @@ private:
   /// largest and smallest device's units.
   std::vector<std::vector<z3::expr>> base, larger, high, low;
   std::vector<int64_t> units;
+  /// [segment][class]: the most units a device may hold.
+  std::vector<std::vector<int64_t>> mostUnits;
+  double pending = 0;
+  /// Per epigraph, the largest rounding error of its pieces.
+  std::vector<double> epigraphErrors;
   llvm::StringMap<unsigned> maxColumns;
   std::vector<z3::expr> epigraphs;
 };
@@ -109,6 +123,7 @@ void IntegerModel::addShareVariables() {
     int64_t unit = alignmentUnit(seg, options);
     int64_t total = seg.extent / unit;
     units.push_back(total);
+    mostUnits.emplace_back();
     base.emplace_back();
     larger.emplace_back();
     high.emplace_back();
@@ -143,6 +158,7 @@ void IntegerModel::addShareVariables() {
                           r <=
                               ctx.int_val(std::max<int64_t>(count - 1, 0)) * b);
       high.back().push_back(q + b);
+      mostUnits.back().push_back(hi + 1);
       low.back().push_back(q);
     }
     structure.push_back(sum == ctx.int_val(total));
@@ -158,6 +174,8 @@ void IntegerModel::addShareVariables() {
 z3::expr IntegerModel::share(const RatioTerm &t, double coef, bool seconds) {
   const auto &units_ = coef >= 0 ? high : low;
   double perUnit = coef / double(units[t.segment]);
+  if (seconds)
+    pending += 0.5 * double(mostUnits[t.segment][t.deviceClass]) - 0.5;
   z3::expr c = seconds ? time(perUnit) : exactReal(ctx, perUnit);
   return c * z3::to_real(units_[t.segment][t.deviceClass]);
 }
@@ -177,9 +195,15 @@ z3::expr IntegerModel::maxTime(const MaxCost &cost) {
     z3::expr e =
         ctx.real_const(("e_" + std::to_string(epigraphs.size())).c_str());
     epigraphs.push_back(e);
-    for (const LinearCost &piece : cost.pieces)
+    double outer = takePending(), worst = 0;
+    for (const LinearCost &piece : cost.pieces) {
       timeRows.push_back(e >= linearTime(piece, cost.scale));
+      worst = std::max(worst, takePending());
+    }
+    epigraphErrors.push_back(worst);
+    pending = outer;
   }
+  pending += epigraphErrors[it->second];
   return epigraphs[it->second];
 }
 
@@ -188,18 +212,23 @@ void IntegerModel::addStep(unsigned distinct, const Step &step,
   std::string suffix = "_" + std::to_string(distinct);
   z3::expr computeTime = ctx.real_const(("C" + suffix).c_str());
   z3::expr commTime = ctx.real_const(("M" + suffix).c_str());
+  double computeError = 0, commError = 0;
+  takePending();
   for (unsigned c = 0; c < p.classes.size(); ++c) {
     const StepClassCost &cost = step.perClass[c];
     z3::expr compute = linearTime(cost.compute, 1);
     for (const MaxCost &m : cost.computeMax)
       compute = compute + maxTime(m);
     timeRows.push_back(computeTime >= compute);
+    computeError = std::max(computeError, takePending());
 
     z3::expr comm = linearTime(cost.comm, 1);
     for (const MaxCost &m : cost.commMax)
       comm = comm + maxTime(m);
+    double commBase = takePending();
     if (cost.nicLoads.empty()) {
       timeRows.push_back(commTime >= comm);
+      commError = std::max(commError, commBase);
       continue;
     }
     for (unsigned n : p.nodesOfClass(c)) {
@@ -213,8 +242,10 @@ void IntegerModel::addStep(unsigned distinct, const Step &step,
                             /*seconds=*/true);
       }
       timeRows.push_back(commTime >= row);
+      commError = std::max(commError, commBase + takePending());
     }
   }
+  objectiveError += multiplicity * (computeError + commError);
   objective =
       objective + exactReal(ctx, multiplicity) * (computeTime + commTime);
 }
@@ -319,10 +350,10 @@ runOptimize(const RatioProblem &p, const Ratios &ratios,
       opt.add(*row);
   // The incumbent bounds the search (slack for the quantum's rounding).
   if (std::isfinite(incumbentCost))
-    opt.add(
-        model.objective <=
-        exactReal(ctx, std::ceil(incumbentCost / model.quantum * (1 + 1e-9)) +
-                           p.steps.size() + 1));
+    opt.add(model.objective <=
+            exactReal(
+                ctx, std::ceil(incumbentCost / model.quantum * (1 + 1e-9)) +
+                         std::ceil(model.objectiveError) + p.steps.size() + 1));
   opt.minimize(model.objective);
   z3::check_result result = opt.check();
   unsat = result == z3::unsat;

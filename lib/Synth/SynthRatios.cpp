@@ -16,6 +16,8 @@ using namespace weft::synth;
 std::vector<double> weft::synth::classRatiosOf(const ratio::Ratios &rows,
                                                const ClusterSpec &spec,
                                                llvm::ArrayRef<double> weights) {
+  assert((weights.empty() || weights.size() == rows.size()) &&
+         "one weight per segment");
   double weightSum = 0;
   for (unsigned s = 0; s < rows.size(); ++s)
     weightSum += weights.empty() ? 1 : weights[s];
@@ -78,6 +80,12 @@ weft::synth::memoryRatios(mlir::ModuleOp graph, const ClusterSpec &spec,
   std::vector<double> ratios;
   for (unsigned round = 0; round <= kMaxCorrections; ++round) {
     auto solution = ratio::solveRatios(*problem);
+    // After a correction the capacities are the lowered ones: keep the last
+    // ratios rather than report a shortfall against them.
+    if (!solution && round > 0) {
+      llvm::consumeError(solution.takeError());
+      break;
+    }
     if (!solution)
       return std::move(solution.takeError());
     ratios = classRatiosOf(solution->ratios, spec, bytes);

@@ -467,8 +467,10 @@ llvm::Expected<SynthResult> weft::synthesize(mlir::ModuleOp graph,
   bool recompute = options.recompute == SynthOptions::Recompute::Always;
   bool memoryFallback = !options.fixedRatios && spec.classes.size() > 1;
   PhaseClock clock(options.progress);
+  bool lastAtSpeed =
+      recompute || options.recompute == SynthOptions::Recompute::Never;
   auto first = searchRound(graph, spec, options, {}, limits, recompute, clock,
-                           memoryFallback && recompute);
+                           memoryFallback && lastAtSpeed);
   if (!first && !recompute &&
       options.recompute == SynthOptions::Recompute::Auto) {
     if (llvm::Error other = unlessInfeasible(first.takeError()))
@@ -490,8 +492,11 @@ llvm::Expected<SynthResult> weft::synthesize(mlir::ModuleOp graph,
     if (!ratios)
       return ratios.takeError();
     clock.lap("ratios under memory");
-    first =
-        searchRound(graph, spec, options, *ratios, limits, recompute, clock);
+    SearchLimits rest = limits;
+    if (timeBudget > 0)
+      rest.timeLimitSeconds =
+          std::max(timeBudget - secondsSince(start), 0.05 * timeBudget);
+    first = searchRound(graph, spec, options, *ratios, rest, recompute, clock);
   }
   if (!first)
     return first.takeError();
