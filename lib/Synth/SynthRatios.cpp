@@ -55,16 +55,22 @@ weft::synth::nearestSeed(SearchSpace &space) {
 
 llvm::Expected<std::vector<double>>
 weft::synth::memoryRatios(mlir::ModuleOp graph, const ClusterSpec &spec,
-                          const SynthOptions &options, bool recompute) {
-  auto built = SearchSpace::build(graph, spec, options.eval, {}, options.align,
-                                  recompute);
-  if (!built)
-    return built.takeError();
-  auto nearest = nearestSeed(**built);
+                          const SynthOptions &options, bool recompute,
+                          SearchSpace *atSpeed) {
+  std::unique_ptr<SearchSpace> built;
+  if (!atSpeed) {
+    auto space = SearchSpace::build(graph, spec, options.eval, {},
+                                    options.align, recompute);
+    if (!space)
+      return space.takeError();
+    built = std::move(*space);
+    atSpeed = built.get();
+  }
+  auto nearest = nearestSeed(*atSpeed);
   if (!nearest)
     return makeError(ExitInfeasible,
                      "no plan exists for this program on this mesh");
-  auto plan = buildPlanOf(**built, graph, nearest->first.choices);
+  auto plan = buildPlanOf(*atSpeed, graph, nearest->first.choices);
   if (!plan)
     return plan.takeError();
   auto problem = ratio::ratioProblemFromPlan(**plan, spec, options.eval);

@@ -35,11 +35,13 @@ std::optional<std::pair<SearchOutcome, double>> nearestSeed(SearchSpace &space);
 /// (docs/Synthesis.md "The plan"), so the seeds are checked at the LP's
 /// ratios, and a class they still overflow gets its LP capacity lowered by
 /// that factor, a few times at most. The LP's error, naming the device class
-/// that lacks memory and by how much, when no ratios fit.
-llvm::Expected<std::vector<double>> memoryRatios(mlir::ModuleOp graph,
-                                                 const ClusterSpec &spec,
-                                                 const SynthOptions &options,
-                                                 bool recompute);
+/// that lacks memory and by how much, when no ratios fit. `atSpeed`: the
+/// space at speed ratios (with `recompute`) when the caller has it; null:
+/// built here.
+llvm::Expected<std::vector<double>>
+memoryRatios(mlir::ModuleOp graph, const ClusterSpec &spec,
+             const SynthOptions &options, bool recompute,
+             SearchSpace *atSpeed = nullptr);
 
 } // namespace weft::synth
 

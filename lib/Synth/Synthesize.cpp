@@ -321,15 +321,15 @@ private:
 };
 
 /// Builds the space at `ratios` (empty: ∝ speed), searches it and builds,
-/// verifies and scores the plan. With `seedsMustFit`, a space where no seed
-/// plan fits memory is reported infeasible without searching (the caller
-/// moves to ratios chosen under memory, memoryRatios).
-llvm::Expected<Round> searchRound(mlir::ModuleOp graph, const ClusterSpec &spec,
-                                  const SynthOptions &options,
-                                  llvm::ArrayRef<double> ratios,
-                                  const SearchLimits &limits, bool recompute,
-                                  PhaseClock &clock,
-                                  bool seedsMustFit = false) {
+/// verifies and scores the plan. With `giveUp`, a space where no seed plan
+/// fits memory is reported infeasible without searching, and the space is
+/// handed to `*giveUp` (the caller moves to ratios chosen under memory,
+/// memoryRatios, which prices the seeds of that space).
+llvm::Expected<Round>
+searchRound(mlir::ModuleOp graph, const ClusterSpec &spec,
+            const SynthOptions &options, llvm::ArrayRef<double> ratios,
+            const SearchLimits &limits, bool recompute, PhaseClock &clock,
+            std::unique_ptr<SearchSpace> *giveUp = nullptr) {
   auto built = SearchSpace::build(graph, spec, options.eval, ratios,
                                   options.align, recompute);
   if (!built)
@@ -357,9 +357,11 @@ llvm::Expected<Round> searchRound(mlir::ModuleOp graph, const ClusterSpec &spec,
   own.seeds = std::make_shared<const std::vector<SearchOutcome>>(
       improvedSeedPlans(space, limits.memoryPruning));
   // The caller answers this one with another round, so it names no device.
-  if (seedsMustFit && own.seeds->empty())
+  if (giveUp && own.seeds->empty()) {
+    *giveUp = std::move(round.space);
     return makeError(ExitInfeasible,
                      "no seed plan fits in memory at these ratios");
+  }
   round.found = search(space, own);
   clock.lap("search");
   if (!round.found.found)
@@ -469,8 +471,10 @@ llvm::Expected<SynthResult> weft::synthesize(mlir::ModuleOp graph,
   PhaseClock clock(options.progress);
   bool lastAtSpeed =
       recompute || options.recompute == SynthOptions::Recompute::Never;
+  // The last speed-ratio space, when that round gave up for memoryRatios.
+  std::unique_ptr<SearchSpace> atSpeed;
   auto first = searchRound(graph, spec, options, {}, limits, recompute, clock,
-                           memoryFallback && lastAtSpeed);
+                           memoryFallback && lastAtSpeed ? &atSpeed : nullptr);
   if (!first && !recompute &&
       options.recompute == SynthOptions::Recompute::Auto) {
     if (llvm::Error other = unlessInfeasible(first.takeError()))
@@ -480,7 +484,7 @@ llvm::Expected<SynthResult> weft::synthesize(mlir::ModuleOp graph,
                        "searching again with it");
     recompute = true;
     first = searchRound(graph, spec, options, {}, limits, recompute, clock,
-                        memoryFallback);
+                        memoryFallback ? &atSpeed : nullptr);
   }
   if (!first && memoryFallback) {
     if (llvm::Error other = unlessInfeasible(first.takeError()))
@@ -488,7 +492,7 @@ llvm::Expected<SynthResult> weft::synthesize(mlir::ModuleOp graph,
     if (options.progress)
       options.progress("no plan fits memory at ratios proportional to speed; "
                        "choosing ratios under memory");
-    auto ratios = memoryRatios(graph, spec, options, recompute);
+    auto ratios = memoryRatios(graph, spec, options, recompute, atSpeed.get());
     if (!ratios)
       return ratios.takeError();
     clock.lap("ratios under memory");
