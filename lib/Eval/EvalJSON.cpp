@@ -13,7 +13,8 @@ llvm::json::Value weft::toJSON(const PlanEstimate &e) {
                            {"backward_s", s.backwardSeconds},
                            {"comm_s", s.commSeconds},
                            {"dual_comm_s", s.dualSeconds},
-                           {"gradient_sync_s", s.gradientSyncSeconds}});
+                           {"gradient_sync_s", s.gradientSyncSeconds},
+                           {"once_sync_s", s.onceSyncSeconds}});
   llvm::json::Array collectives;
   for (const CollectiveEstimate &c : e.collectives)
     collectives.push_back(llvm::json::Object{{"op", c.op},
@@ -39,6 +40,7 @@ llvm::json::Value weft::toJSON(const PlanEstimate &e) {
   return llvm::json::Object{
       {"estimate", true},
       {"step_time_s", e.stepSeconds},
+      {"micro_batches", e.microBatches},
       {"compute_s", e.computeSeconds},
       {"comm_s", e.commSeconds},
       {"exposed_gradient_sync_s", e.exposedGradientSyncSeconds},

@@ -60,6 +60,8 @@ llvm::Error PlanEvaluator::visitRelayout(Operation *op) {
     std::vector<double> sync = std::move(it->second);
     pendingSync.erase(it);
     pendingSync[res] = std::move(sync);
+    if (onceSyncValues.contains(in))
+      onceSyncValues.insert(res);
   }
   bool zero3 = zero3Values.contains(in);
   if (zero3)
@@ -316,10 +318,7 @@ llvm::Error PlanEvaluator::run(mlir::func::FuncOp func) {
   closeRun();
   // Syncs of parameters never used still run.
   for (auto &[v, sync] : pendingSync)
-    for (unsigned d = 0; d < n; ++d) {
-      step.comm[d] += sync[d];
-      step.sync[d] += sync[d];
-    }
+    chargeSync(sync, onceSyncValues.contains(v));
   pendingSync.clear();
   if (!step.empty())
     closeStep("collectives");
@@ -338,7 +337,8 @@ llvm::Expected<PlanEstimate> weft::evaluatePlan(mlir::ModuleOp module,
       func = f;
   if (!func)
     return badInput("the plan has no function to evaluate");
-  eval::PlanEvaluator evaluator(*layout, spec, options);
+  eval::PlanEvaluator evaluator(*layout, spec, options,
+                                spmd::SpmdDialect::getMicroBatches(module));
   if (auto err = evaluator.run(func))
     return std::move(err);
   return evaluator.finish();

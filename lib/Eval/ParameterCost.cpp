@@ -60,15 +60,16 @@ void PlanEvaluator::visitParameter(ParameterOp op) {
       dual.afterUpdate, idAxes,
       [&](unsigned d) { return elements[d] * pb / idSize; }, best, afterUpdate);
   pendingSync[v] = std::move(sync);
+  // Under gradient accumulation a device holding the whole gradient
+  // (replicated, ZeRO-1) adds micro-batch gradients locally and syncs once.
+  if (!dual.gradientSharded)
+    onceSyncValues.insert(v);
 }
 
 void PlanEvaluator::consume(Value v) {
   auto it = pendingSync.find(v);
   if (it == pendingSync.end())
     return;
-  for (unsigned d = 0; d < n; ++d) {
-    step.comm[d] += it->second[d];
-    step.sync[d] += it->second[d];
-  }
+  chargeSync(it->second, onceSyncValues.contains(v));
   pendingSync.erase(it);
 }

@@ -36,9 +36,11 @@ using Shape = llvm::SmallVector<int64_t, 4>;
 
 /// Per-device accumulators of the step being built.
 struct StepAccumulator {
-  std::vector<double> forward, backward, comm, sync, dual;
+  /// `onceSync` is the part of `sync` that runs once per step under
+  /// gradient accumulation (replicated and ZeRO-1 parameters).
+  std::vector<double> forward, backward, comm, sync, onceSync, dual;
   explicit StepAccumulator(unsigned n)
-      : forward(n), backward(n), comm(n), sync(n), dual(n) {}
+      : forward(n), backward(n), comm(n), sync(n), onceSync(n), dual(n) {}
   bool empty() const {
     auto zero = [](const std::vector<double> &v) {
       return llvm::all_of(v, [](double x) { return x == 0; });
@@ -53,9 +55,12 @@ inline double maxOf(const std::vector<double> &v) {
 
 class PlanEvaluator {
 public:
+  /// `microBatches`: the module's `spmd.micro_batches` (gradient
+  /// accumulation; docs/Evaluator.md).
   PlanEvaluator(const MeshLayout &layout, const ClusterSpec &spec,
-                const EvalOptions &options)
+                const EvalOptions &options, int64_t microBatches = 1)
       : layout(layout), spec(spec), options(options),
+        microBatches(microBatches),
         pricer(spec, options.profile, options.collectives),
         n(layout.numDevices()), step(n), counts(n), kept(n), transient(n),
         optimizerElements(n), afterUpdate(n), runBytes(n) {}
@@ -103,6 +108,7 @@ private:
   const MeshLayout &layout;
   const ClusterSpec &spec;
   const EvalOptions &options;
+  int64_t microBatches;
   CollectivePricer pricer;
   unsigned n;
   StepAccumulator step;
@@ -127,6 +133,18 @@ private:
   /// Gradient sync of a parameter, per device, charged to the step of its
   /// first use.
   llvm::DenseMap<Value, std::vector<double>> pendingSync;
+  /// Values whose pending sync runs once per step, not once per
+  /// micro-batch (replicated and ZeRO-1 parameters and their relayouts).
+  llvm::DenseSet<Value> onceSyncValues;
+  /// Charges `sync` (per device) to the current step.
+  void chargeSync(const std::vector<double> &sync, bool once) {
+    for (unsigned d = 0; d < n; ++d) {
+      step.comm[d] += sync[d];
+      step.sync[d] += sync[d];
+      if (once)
+        step.onceSync[d] += sync[d];
+    }
+  }
 };
 
 } // namespace weft::eval

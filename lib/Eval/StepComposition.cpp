@@ -20,6 +20,7 @@ void PlanEvaluator::closeStep(llvm::StringRef label) {
   s.backwardSeconds = maxOf(step.backward);
   s.commSeconds = maxOf(step.comm);
   s.gradientSyncSeconds = maxOf(step.sync);
+  s.onceSyncSeconds = maxOf(step.onceSync);
   s.dualSeconds = maxOf(step.dual);
   out.steps.push_back(std::move(s));
   step = StepAccumulator(n);
@@ -43,28 +44,43 @@ PlanEstimate PlanEvaluator::finish() {
   double updateSeconds = maxOf(update), gatherSeconds = maxOf(afterUpdate);
   out.optimizerSeconds = updateSeconds + gatherSeconds;
 
-  double sync = 0, critical = 0;
+  // Gradient accumulation (`spmd.micro_batches` = m): the steps are one
+  // micro-batch, run m times; the sync of replicated and ZeRO-1 gradients
+  // (onceSync) runs in the last micro-batch only.
+  double m = double(microBatches);
+  double compute = 0, comm = 0, once = 0, critical = 0;
   for (const StepEstimate &s : out.steps) {
-    out.computeSeconds += s.computeSeconds;
-    out.commSeconds += s.commSeconds;
-    sync += s.gradientSyncSeconds;
+    compute += s.computeSeconds;
+    comm += s.commSeconds;
+    once += s.onceSyncSeconds;
     critical += s.computeSeconds + s.commSeconds - s.gradientSyncSeconds;
   }
-  out.commSeconds += gatherSeconds;
-  out.exposedGradientSyncSeconds = sync;
-  if (options.overlapGradientSync) {
+  // The gradient sync left exposed in one micro-batch, all of it or only
+  // the part run every micro-batch.
+  auto exposed = [&](bool withOnce) {
+    double sync = 0;
+    for (const StepEstimate &s : out.steps)
+      sync += s.gradientSyncSeconds - (withOnce ? 0 : s.onceSyncSeconds);
+    if (!options.overlapGradientSync)
+      return sync;
     // Backward runs the steps in reverse; a step's gradient sync may start
     // once its backward is done and runs on one channel in that order.
     double t = 0, channel = 0;
     for (const StepEstimate &s : llvm::reverse(out.steps)) {
       t += s.backwardSeconds + s.dualSeconds;
-      if (s.gradientSyncSeconds > 0)
-        channel = std::max(channel, t) + s.gradientSyncSeconds;
+      double mine = s.gradientSyncSeconds - (withOnce ? 0 : s.onceSyncSeconds);
+      if (mine > 0)
+        channel = std::max(channel, t) + mine;
     }
-    out.exposedGradientSyncSeconds = std::max(0.0, channel - t);
-  }
+    return std::max(0.0, channel - t);
+  };
+  out.microBatches = microBatches;
+  out.computeSeconds = m * compute;
+  out.commSeconds = m * comm - (m - 1) * once + gatherSeconds;
+  out.exposedGradientSyncSeconds =
+      exposed(true) + (microBatches > 1 ? (m - 1) * exposed(false) : 0);
   out.stepSeconds =
-      critical + out.exposedGradientSyncSeconds + out.optimizerSeconds;
+      m * critical + out.exposedGradientSyncSeconds + out.optimizerSeconds;
   double commCritical = out.stepSeconds - out.computeSeconds - updateSeconds;
   out.commShare = out.stepSeconds > 0 ? commCritical / out.stepSeconds : 0;
 

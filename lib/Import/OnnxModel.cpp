@@ -84,9 +84,10 @@ static std::string shapeText(llvm::ArrayRef<int64_t> dims) {
 using SymbolTable = llvm::StringMap<int64_t>;
 
 /// Resolves the dims of one data input in place, binding its symbols.
+/// Sets `batchUsed` when the batch option resolved a dim.
 static llvm::Error resolveInputShape(onnx::ValueInfoProto &input,
                                      const ImportOptions &options,
-                                     SymbolTable &symbols) {
+                                     SymbolTable &symbols, bool &batchUsed) {
   const std::string &name = input.name();
   if (!input.type().has_tensor_type())
     return badInput("input '{0}' is not a tensor", name);
@@ -126,6 +127,7 @@ static llvm::Error resolveInputShape(onnx::ValueInfoProto &input,
     if (dim->has_dim_param())
       symbols[dim->dim_param()] = *options.batch;
     dim->set_dim_value(*options.batch);
+    batchUsed = true;
   }
   return llvm::Error::success();
 }
@@ -231,7 +233,8 @@ llvm::Error import::prepareOnnxModel(onnx::ModelProto &model,
   for (auto &input : *model.mutable_graph()->mutable_input()) {
     if (params.contains(input.name()) || initializers.contains(input.name()))
       continue;
-    if (auto err = resolveInputShape(input, options, symbols))
+    if (auto err =
+            resolveInputShape(input, options, symbols, report.batchSymbolic))
       return err;
   }
   bindSymbols(*model.mutable_graph(), symbols);

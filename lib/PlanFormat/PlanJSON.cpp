@@ -177,6 +177,10 @@ llvm::json::Value weft::planToJSON(mlir::ModuleOp plan,
   if (auto fp =
           plan->getAttrOfType<mlir::StringAttr>(SpmdDialect::kFingerprintAttr))
     root["fingerprint"] = fp.getValue().str();
+  // Gradient accumulation: the program is one micro-batch of the step.
+  int64_t micro = SpmdDialect::getMicroBatches(plan);
+  root["micro_batches"] = micro;
+  root["micro_batch"] = context.globalBatch / micro;
   root["mesh"] = devicesAndClasses(layout, layout.mesh());
   root["segments"] = segmentsOf(plan);
 

@@ -53,10 +53,14 @@ struct WorkForms {
 
 class PlanPricer {
 public:
+  /// `microBatches`: the plan's `spmd.micro_batches`; the problem's
+  /// objective is then the step time / m (what runs once per step, the
+  /// sync of whole gradients and the optimizer, counts 1/m).
   PlanPricer(const MeshLayout &layout, const ClusterSpec &spec,
              const EvalOptions &options, const PlanSegments &segs,
-             const Ratios &at)
+             const Ratios &at, int64_t microBatches)
       : layout(layout), spec(spec), options(options), segs(segs), at(at),
+        perStep(1 / double(microBatches)),
         collectives(spec, options.collectives, at), n(layout.numDevices()),
         compute(n), comm(n), stored(n), grads(n), opt(n), kept(n),
         transient(n, {-1.0, LinearCost()}), optimizerElements(n),
@@ -128,6 +132,8 @@ private:
   const MeshLayout &layout;
   const ClusterSpec &spec;
   const EvalOptions &options;
+  /// Weight of what runs once per step (1 / micro-batches).
+  double perStep;
   const PlanSegments &segs;
   const Ratios &at;
   CollectiveForms collectives;
@@ -416,6 +422,10 @@ void PlanPricer::visitParameter(ParameterOp op) {
         dual.gradientSync, idAxes,
         [&](unsigned d) { return scaledCost(elements[d], gb / idSize); }, best,
         sync);
+  // Whole gradients (replicated, ZeRO-1) sync once per step.
+  if (!dual.gradientSharded)
+    for (Form &f : sync)
+      f.scale(perStep);
   priceAlong(
       dual.afterUpdate, idAxes,
       [&](unsigned d) { return scaledCost(elements[d], pb / idSize); }, best,
@@ -788,13 +798,16 @@ RatioProblem PlanPricer::finish() {
                     flopsPerElement / type.achievedFlops(OpClass::Elementwise,
                                                          options.dtype)),
          scaledCost(optimizerElements[d],
-                    (2 * p + g + 2 * o) / type.achievedMemBandwidth())});
+                    (2 * p + g + 2 * o) / type.achievedMemBandwidth())},
+        perStep);
     comm[d] = afterUpdate[d];
+    comm[d].scale(perStep);
   }
   closeStep("optimizer");
 
   RatioProblem problem;
   problem.linearized = linearized || collectives.linearized;
+  problem.objectiveScale = 1 / perStep;
   MeshAttr mesh = layout.mesh();
   for (auto [c, count] : llvm::enumerate(segs.classCounts)) {
     ratio::DeviceClass cls;
@@ -876,7 +889,8 @@ weft::ratio::ratioProblemFromPlan(mlir::ModuleOp plan, const ClusterSpec &spec,
   if (!at)
     return at.takeError();
   auto func = llvm::cast<mlir::func::FuncOp>(planFunction(plan));
-  PlanPricer pricer(*layout, spec, options, *segs, *at);
+  PlanPricer pricer(*layout, spec, options, *segs, *at,
+                    SpmdDialect::getMicroBatches(plan));
   if (auto err = pricer.run(func))
     return std::move(err);
   RatioProblem problem = pricer.finish();

@@ -444,8 +444,9 @@ weft::ratio::integerize(const RatioProblem &problem,
     return makeError(ExitInternal, "Z3 failed on the integer sizes: {0}",
                      e.msg());
   }
-  plan.continuousCost = evaluateObjective(problem, solution.ratios);
-  plan.integerCost = planCost(problem, plan);
+  plan.continuousCost =
+      problem.objectiveScale * evaluateObjective(problem, solution.ratios);
+  plan.integerCost = problem.objectiveScale * planCost(problem, plan);
   if (llvm::Error err = checkIntegerPlan(problem, plan, options))
     return makeError(ExitInternal, "integerize produced an invalid plan: {0}",
                      llvm::toString(std::move(err)));

@@ -74,6 +74,12 @@ void Form::add(const Form &other) {
   maxes.append(other.maxes.begin(), other.maxes.end());
 }
 
+void Form::scale(double k) {
+  lin = scaledCost(lin, k);
+  for (MaxCost &m : maxes)
+    m.scale *= k;
+}
+
 void Form::addMax(llvm::SmallVector<LinearCost, 2> pieces, double scale) {
   if (scale == 0)
     return;

@@ -39,6 +39,8 @@ struct Form {
   /// Adds scale·max(pieces): identically-zero pieces dropped, one piece
   /// folded into the linear part.
   void addMax(llvm::SmallVector<LinearCost, 2> pieces, double scale = 1);
+  /// Multiplies the form by k ≥ 0.
+  void scale(double k);
   double valueAt(const Ratios &at) const;
   /// Equal keys: equal functions.
   std::string key() const;

@@ -36,8 +36,15 @@ weft::ratio::assignRatios(mlir::ModuleOp plan, const ClusterSpec &spec,
     return at.takeError();
   AssignResult result;
   result.beforeSeconds = result.afterSeconds = evaluateObjective(*problem, *at);
-  if (problem->segments.empty())
+  // Reported in seconds per step (the objective is per micro-batch).
+  double scale = problem->objectiveScale;
+  auto inSeconds = [&]() -> AssignResult {
+    result.beforeSeconds *= scale;
+    result.afterSeconds *= scale;
     return result;
+  };
+  if (problem->segments.empty())
+    return inSeconds();
   Ratios best = *at;
   double radius = assign.radius;
   unsigned rounds = problem->linearized ? assign.maxRounds : 1;
@@ -83,7 +90,7 @@ weft::ratio::assignRatios(mlir::ModuleOp plan, const ClusterSpec &spec,
   if (result.changed)
     if (auto err = applyRatios(plan, best))
       return std::move(err);
-  return result;
+  return inSeconds();
 }
 
 llvm::Expected<SelectResult>

@@ -267,13 +267,12 @@ static llvm::Error explainInfeasible(const RatioProblem &p,
     return err;
   LinearProgram::Status status = b.lp.minimize(options.iterationLimit);
   if (status != LinearProgram::Status::Optimal)
-    return makeError(ExitInfeasible,
-                     "no sharding ratios satisfy the memory and trust-region "
-                     "rows");
+    return memoryError("no sharding ratios satisfy the memory and trust-region "
+                       "rows");
   if (b.slackCol < 0 || !(b.lp.value(b.slackCol) > 0))
-    return makeError(ExitInfeasible,
-                     "no sharding ratios satisfy the memory rows (numerically "
-                     "borderline)");
+    return memoryError(
+        "no sharding ratios satisfy the memory rows (numerically "
+        "borderline)");
   Ratios ratios = readRatios(p, b);
   int worst = -1;
   double worstLack = 0, worstNeed = 0;
@@ -288,14 +287,13 @@ static llvm::Error explainInfeasible(const RatioProblem &p,
     }
   }
   const DeviceClass &cls = p.classes[worst];
-  return makeError(ExitInfeasible,
-                   "no sharding ratios fit in memory: the ratios closest to "
-                   "fitting still need {0:f2}x the capacity of the fullest "
-                   "device class; class '{1}' ({2} devices) lacks the most, "
-                   "{3} per device (needs {4}, capacity {5})",
-                   1 + b.lp.value(b.slackCol), cls.name, cls.count,
-                   formatBytes(worstLack), formatBytes(worstNeed),
-                   formatBytes(cls.memoryCapacity));
+  return memoryError("no sharding ratios fit in memory: the ratios closest to "
+                     "fitting still need {0:f2}x the capacity of the fullest "
+                     "device class; class '{1}' ({2} devices) lacks the most, "
+                     "{3} per device (needs {4}, capacity {5})",
+                     1 + b.lp.value(b.slackCol), cls.name, cls.count,
+                     formatBytes(worstLack), formatBytes(worstNeed),
+                     formatBytes(cls.memoryCapacity));
 }
 
 llvm::Expected<RatioSolution>

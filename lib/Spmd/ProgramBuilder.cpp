@@ -450,6 +450,9 @@ llvm::Expected<mlir::OwningOpRef<mlir::ModuleOp>> Builder::run() {
   plan->getOperation()->setAttr(
       SpmdDialect::kVersionAttr,
       b.getI64IntegerAttr(SpmdDialect::kFormatVersion));
+  // Gradient accumulation: the graph is one micro-batch of a step.
+  if (auto micro = graph->getAttr(SpmdDialect::kMicroBatchesAttr))
+    plan->getOperation()->setAttr(SpmdDialect::kMicroBatchesAttr, micro);
   b.setInsertionPointToEnd(plan->getBody());
   auto func = b.create<mlir::func::FuncOp>(main.getLoc(), "main",
                                            main.getFunctionType());

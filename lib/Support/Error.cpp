@@ -8,6 +8,16 @@ using namespace weft;
 
 char WeftError::ID = 0;
 
+bool weft::isMemoryShortfall(llvm::Error &err) {
+  bool memory = false;
+  err = llvm::handleErrors(std::move(err),
+                           [&](std::unique_ptr<WeftError> e) -> llvm::Error {
+                             memory = e->isMemoryShortfall();
+                             return llvm::Error(std::move(e));
+                           });
+  return memory;
+}
+
 int weft::reportError(llvm::StringRef tool, llvm::Error err) {
   int code = ExitSuccess;
   llvm::handleAllErrors(

@@ -734,6 +734,7 @@ SearchSpace::build(mlir::ModuleOp graph, const ClusterSpec &spec,
   (void)align;
   std::unique_ptr<SearchSpace> space(new SearchSpace());
   space->recompute_ = recompute;
+  space->microBatches_ = spmd::SpmdDialect::getMicroBatches(graph);
   mlir::MLIRContext *ctx = graph.getContext();
   ctx->getOrLoadDialect<spmd::SpmdDialect>();
   SpaceBuilder b{*space, *space->impl, ctx,
@@ -898,7 +899,9 @@ llvm::ArrayRef<StorageOption> SearchSpace::storageOptions(unsigned value,
         sync = impl->priceAlong(
             dual.gradientSync, storedId, rep,
             [&](unsigned d) { return elementsOf(d) * gb / idSize; }, best);
-      o.sync.push_back(sync);
+      // Gradient accumulation: costs are per micro-batch, so what runs once
+      // per step (a sync of whole gradients, the optimizer) counts 1/m.
+      o.sync.push_back(dual.gradientSharded ? sync : sync / microBatches_);
       gather = std::max(
           gather,
           impl->priceAlong(
@@ -911,7 +914,7 @@ llvm::ArrayRef<StorageOption> SearchSpace::storageOptions(unsigned value,
                                        work, eval.profile)
                                     .seconds);
     }
-    o.optimizerSeconds = update + gather;
+    o.optimizerSeconds = (update + gather) / double(microBatches_);
     out.push_back(std::move(o));
   }
   return out;

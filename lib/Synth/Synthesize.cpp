@@ -274,11 +274,10 @@ llvm::Error noPlanError(SearchSpace &space, const SearchLimits &limits,
   }
   auto [worst, lack] = worstRep(space, best->peakMemory);
   unsigned device = space.repDevices[worst];
-  return makeError(ExitInfeasible,
-                   "no plan fits in memory{0}: under {1}, mesh device {2} "
-                   "({3}) lacks {4}",
-                   found.capped ? " within the search limits" : "", under,
-                   device, deviceTypeOf(space, device), formatBytes(lack));
+  return memoryError("no plan fits in memory{0}: under {1}, mesh device {2} "
+                     "({3}) lacks {4}",
+                     found.capped ? " within the search limits" : "", under,
+                     device, deviceTypeOf(space, device), formatBytes(lack));
 }
 
 } // namespace
@@ -344,8 +343,7 @@ searchRound(mlir::ModuleOp graph, const ClusterSpec &spec,
     double need = space.memoryFloor(0, r);
     if (need > space.capacity()[r]) {
       unsigned device = space.repDevices[r];
-      return makeError(
-          ExitInfeasible,
+      return memoryError(
           "no plan fits in memory: mesh device {0} ({1}) lacks {3} "
           "even with every op at its least memory (needs {2} at the "
           "search's ratios)",
@@ -359,8 +357,7 @@ searchRound(mlir::ModuleOp graph, const ClusterSpec &spec,
   // The caller answers this one with another round, so it names no device.
   if (giveUp && own.seeds->empty()) {
     *giveUp = std::move(round.space);
-    return makeError(ExitInfeasible,
-                     "no seed plan fits in memory at these ratios");
+    return memoryError("no seed plan fits in memory at these ratios");
   }
   round.found = search(space, own);
   clock.lap("search");
@@ -596,7 +593,8 @@ llvm::Expected<SynthResult> weft::synthesize(mlir::ModuleOp graph,
   if (!estimate)
     return estimate.takeError();
   SearchSpace &space = *best.space;
-  result.searchStepSeconds = best.found.cost;
+  // The search's cost is per micro-batch (SearchSpace::microBatches).
+  result.searchStepSeconds = best.found.cost * double(space.microBatches());
   result.evaluatedStepSeconds = estimate->stepSeconds;
   stats.wallSeconds = secondsSince(start);
   stats.gap = best.found.gap;

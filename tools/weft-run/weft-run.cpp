@@ -17,6 +17,8 @@
 
 #include "ModelLoader.h"
 #include "PlanRun.h"
+#include "Spmd/IR/SpmdDialect.h"
+#include "mlir/IR/Builders.h"
 #include "mlir/IR/MLIRContext.h"
 #include "weft/Exec/GradientCheck.h"
 #include "weft/Exec/Inputs.h"
@@ -146,9 +148,28 @@ int runWithPlan(Options &opts) {
       return reportError(tool, duals.takeError());
     check.duals = *duals;
   }
+  // Gradient accumulation: the plan is one micro-batch of the step, checked
+  // against the model at that batch.
+  int64_t micro = spmd::SpmdDialect::getMicroBatches(**plan);
+  if (micro > 1) {
+    if (*io->batch % micro)
+      return reportError(tool, badInput("the plan runs {0} micro-batches, "
+                                        "which do not split the global "
+                                        "batch of {1} samples",
+                                        micro, *io->batch));
+    io->batch = *io->batch / micro;
+  }
   auto module = loadGraphProgram(context, opts.model, *io);
   if (!module)
     return reportError(tool, module.takeError());
+  if (micro > 1) {
+    (**module)->setAttr(spmd::SpmdDialect::kMicroBatchesAttr,
+                        mlir::Builder(&context).getI64IntegerAttr(micro));
+    llvm::outs() << llvm::formatv(
+        "micro-batches: {0} of {1} samples (gradient accumulation); the "
+        "check runs one micro-batch\n",
+        micro, *io->batch);
+  }
   return runPlanCheck(opts.model, opts.plan, **module, **plan, check,
                       opts.printGradients);
 }

@@ -28,6 +28,13 @@ SynthFlags::SynthFlags(cl::OptionCategory &category)
                          "(default; offered when no plan fits memory "
                          "without it), always, or never"),
                 cl::init("auto"), cl::cat(category)),
+      microBatches(
+          "micro-batches",
+          cl::desc("Gradient accumulation: run each step as N equal "
+                   "micro-batches and one optimizer step. auto (default): "
+                   "1, and when no plan fits memory 2, 4, 8, ... (needs a "
+                   "symbolic batch dim)"),
+          cl::value_desc("N|auto"), cl::init("auto"), cl::cat(category)),
       noMemo("no-memo", cl::desc("Do not memoise repeated blocks"),
              cl::cat(category)),
       fixedRatios("fixed-ratios",
@@ -252,14 +259,13 @@ llvm::Error weft::synthesizeAndWrite(const SynthFlags &flags,
                         worst->peakBytes() - worst->capacityBytes)
         worst = &m;
     double usable = worst->capacityBytes * (1 - final.reservedMemoryFraction);
-    return makeError(ExitInfeasible,
-                     "no plan fits in memory: mesh device {0} ({1}) needs {2} "
-                     "under the plan found, more than the {3} it may use "
-                     "({4} less the {5}% reserve)",
-                     worst->device, worst->type,
-                     formatBytes(worst->peakBytes()), formatBytes(usable),
-                     formatBytes(worst->capacityBytes),
-                     int(std::lround(100 * final.reservedMemoryFraction)));
+    return memoryError(
+        "no plan fits in memory: mesh device {0} ({1}) needs {2} "
+        "under the plan found, more than the {3} it may use "
+        "({4} less the {5}% reserve)",
+        worst->device, worst->type, formatBytes(worst->peakBytes()),
+        formatBytes(usable), formatBytes(worst->capacityBytes),
+        int(std::lround(100 * final.reservedMemoryFraction)));
   }
   if (flags.explain)
     printExplain(*plan, *estimate, os);

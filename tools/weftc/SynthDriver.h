@@ -22,7 +22,7 @@ namespace weft {
 /// weftc's synthesis flags.
 struct SynthFlags {
   explicit SynthFlags(llvm::cl::OptionCategory &category);
-  llvm::cl::opt<std::string> heuristic, recompute;
+  llvm::cl::opt<std::string> heuristic, recompute, microBatches;
   llvm::cl::opt<bool> noMemo, fixedRatios, explain, noCache;
   llvm::cl::opt<double> timeLimit, searchMemory;
   llvm::cl::opt<uint64_t> maxExpansions;

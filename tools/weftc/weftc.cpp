@@ -7,9 +7,12 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "Accumulation.h"
 #include "BaselineReport.h"
 #include "PlanOutput.h"
+#include "Spmd/IR/SpmdDialect.h"
 #include "SynthDriver.h"
+#include "mlir/IR/Builders.h"
 #include "mlir/IR/MLIRContext.h"
 #include "weft/Analysis/GraphCostModel.h"
 #include "weft/Analysis/ModelSummary.h"
@@ -264,12 +267,50 @@ int run(Options &opts) {
     EvalOptions eval;
     eval.dtype = *dtype;
     eval.profile = db ? &*db : nullptr;
-    SynthInputs inputs{**module, *spec,       (*clusterText)->getBuffer().str(),
-                       eval,     planContext, baselines};
+    auto counts = microBatchCounts(opts.synth.microBatches, *io->batch,
+                                   spec->numDevices(), report.batchSymbolic);
+    if (!counts)
+      return reportError("weftc", counts.takeError());
     // With --json stdout holds only the JSON document.
     llvm::raw_ostream &os = opts.json ? llvm::errs() : llvm::outs();
-    if (auto err = synthesizeAndWrite(opts.synth, inputs, opts.outDir, os))
-      return reportError("weftc", std::move(err));
+    for (auto [i, m] : llvm::enumerate(*counts)) {
+      // Gradient accumulation: the graph of one micro-batch, and the
+      // baselines on it.
+      mlir::OwningOpRef<mlir::ModuleOp> micro;
+      std::vector<BaselineRow> microBaselines;
+      if (m > 1) {
+        ImportOptions mio = *io;
+        mio.batch = *io->batch / m;
+        auto imported = importOnnxFile(context, opts.model, mio);
+        if (!imported)
+          return reportError("weftc", imported.takeError());
+        micro = std::move(*imported);
+        (*micro)->setAttr(spmd::SpmdDialect::kMicroBatchesAttr,
+                          mlir::Builder(&context).getI64IntegerAttr(m));
+        auto rows =
+            estimateBaselines(*micro, *spec, *dtype, db ? &*db : nullptr,
+                              summarizeModel(*micro).trainingFlops());
+        if (!rows)
+          return reportError("weftc", rows.takeError());
+        microBaselines = std::move(*rows);
+      }
+      SynthInputs inputs{m > 1 ? *micro : **module,
+                         *spec,
+                         (*clusterText)->getBuffer().str(),
+                         eval,
+                         planContext,
+                         m > 1 ? microBaselines : baselines};
+      llvm::Error err = synthesizeAndWrite(opts.synth, inputs, opts.outDir, os);
+      if (!err)
+        break;
+      if (i + 1 == counts->size() || !isMemoryShortfall(err))
+        return reportError("weftc", std::move(err));
+      int64_t next = (*counts)[i + 1];
+      llvm::errs() << llvm::formatv(
+          "weftc: {0}\nweftc: trying gradient accumulation: {1} "
+          "micro-batches of {2} samples per step\n",
+          llvm::toString(std::move(err)), next, *io->batch / next);
+    }
   }
   if (!synthesise)
     llvm::errs() << "weftc: wrote " << graphPath << " and " << summaryPath

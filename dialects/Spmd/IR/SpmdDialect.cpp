@@ -73,6 +73,11 @@ static LogicalResult verifySegment(Operation *op, MeshAttr mesh,
   return success();
 }
 
+int64_t SpmdDialect::getMicroBatches(Operation *module) {
+  auto v = module->getAttrOfType<IntegerAttr>(kMicroBatchesAttr);
+  return v && v.getInt() > 0 ? v.getInt() : 1;
+}
+
 LogicalResult SpmdDialect::verifyOperationAttribute(Operation *op,
                                                     NamedAttribute attr) {
   StringRef name = attr.getName().getValue();
@@ -91,6 +96,12 @@ LogicalResult SpmdDialect::verifyOperationAttribute(Operation *op,
   }
   if (!isa<ModuleOp>(op))
     return op->emitError() << "'" << name << "' belongs on the module";
+  if (name == kMicroBatchesAttr) {
+    auto v = attr.getValue().dyn_cast<IntegerAttr>();
+    if (!v || !v.getType().isInteger(64) || v.getInt() < 1)
+      return op->emitError() << "'" << name << "' must be a positive i64";
+    return success();
+  }
   if (name == kMeshAttr) {
     if (!attr.getValue().isa<MeshAttr>())
       return op->emitError() << "'" << name << "' must be a #spmd.mesh";

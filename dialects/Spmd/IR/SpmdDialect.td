@@ -25,6 +25,16 @@ def Spmd_Dialect : Dialect {
     model the plan was made from (`spmd.fingerprint`) and the format version
     (`spmd.version`).
 
+    `spmd.micro_batches = N : i64` (optional, default 1) asks for gradient
+    accumulation: the program's types are those of one micro-batch, and a
+    training step runs it N times on N equal slices of the global batch
+    before one optimizer step. Gradients of replicated and ZeRO-1
+    parameters are synchronised once per step (after the last
+    micro-batch); ZeRO-2 and ZeRO-3 parameters, whose gradients no device
+    holds whole, synchronise after every micro-batch. On a graph module the
+    attribute says the graph is one micro-batch of a step; plans built from
+    it keep it. It must be a positive i64 on a module.
+
     Compute happens in `spmd.local` regions holding a variant's per-device
     recipe in the `graph` dialect; data moves only through the collectives
     (`all_gather`, `reduce_scatter`, `all_reduce`, `all_to_all`) and
@@ -42,6 +52,10 @@ def Spmd_Dialect : Dialect {
     static constexpr ::llvm::StringLiteral kSegmentsAttr = "spmd.segments";
     static constexpr ::llvm::StringLiteral kFingerprintAttr = "spmd.fingerprint";
     static constexpr ::llvm::StringLiteral kVersionAttr = "spmd.version";
+    static constexpr ::llvm::StringLiteral kMicroBatchesAttr =
+        "spmd.micro_batches";
+    /// `module`'s `spmd.micro_batches`, 1 when absent.
+    static int64_t getMicroBatches(::mlir::Operation *module);
     /// Function argument attribute holding the argument's distribution.
     static constexpr ::llvm::StringLiteral kDistAttr = "spmd.dist";
     /// Registers the attributes (their storage is defined in SpmdAttrs.cpp).

@@ -61,6 +61,10 @@ struct StepEstimate {
   double commSeconds = 0;
   /// max over devices of the gradient-sync part of commSeconds.
   double gradientSyncSeconds = 0;
+  /// max over devices of the part of gradientSyncSeconds that runs once
+  /// per step under gradient accumulation (replicated and ZeRO-1
+  /// parameters); the rest runs after every micro-batch.
+  double onceSyncSeconds = 0;
   /// max over devices of the dual (backward) part of commSeconds.
   double dualSeconds = 0;
 };
@@ -99,10 +103,15 @@ struct DeviceMemoryEstimate {
   double peakBytes() const { return terms.total() + transientBytes; }
 };
 
-/// A plan's estimate.
+/// A plan's estimate. With gradient accumulation (`spmd.micro_batches` =
+/// m) `steps` are one micro-batch and the totals are the whole step: m
+/// micro-batches, the once-per-step gradient sync (overlapped with the last
+/// micro-batch's backward) and one optimizer step.
 struct PlanEstimate {
   /// The training step, seconds.
   double stepSeconds = 0;
+  /// Micro-batches per step (1: no gradient accumulation).
+  int64_t microBatches = 1;
   /// Σ over steps of the compute maxima, seconds.
   double computeSeconds = 0;
   /// Σ over steps of the communication maxima (all communication), seconds.

@@ -57,6 +57,9 @@ struct ImportReport {
   unsigned foldedNodes = 0;
   /// Number of GELU chains fused into graph.gelu.
   unsigned fusedGelus = 0;
+  /// The batch option set the (symbolic) batch dim of an input: the model
+  /// can be imported at another batch, e.g. one micro-batch of a step.
+  bool batchSymbolic = false;
 };
 
 /// Imports the ONNX model at `path` (binary `.onnx` or textual `.onnxtext`)

@@ -120,6 +120,10 @@ struct RatioProblem {
   /// Some costs are first-order expansions around the ratios the problem was
   /// built at (ratioProblemFromPlan): solve inside a trust region.
   bool linearized = false;
+  /// The step time in seconds is objectiveScale × the objective (gradient
+  /// accumulation over m micro-batches: the objective is per micro-batch
+  /// and objectiveScale is m).
+  double objectiveScale = 1;
 
   /// Rejects malformed problems (bad indices, non-finite numbers, negative
   /// scales of max terms, ratios that cannot sum to one, ...) with a bad-input

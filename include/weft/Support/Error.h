@@ -20,8 +20,8 @@ namespace weft {
 class WeftError : public llvm::ErrorInfo<WeftError> {
 public:
   static char ID;
-  WeftError(ExitCode code, std::string message)
-      : code(code), message(std::move(message)) {}
+  WeftError(ExitCode code, std::string message, bool memory = false)
+      : code(code), message(std::move(message)), memory(memory) {}
 
   void log(llvm::raw_ostream &os) const override { os << message; }
   std::error_code convertToErrorCode() const override {
@@ -29,10 +29,14 @@ public:
   }
   ExitCode getCode() const { return code; }
   const std::string &getMessage() const { return message; }
+  /// No plan fits device memory (exit 2): a smaller batch per step, e.g.
+  /// gradient accumulation, may fit.
+  bool isMemoryShortfall() const { return memory; }
 
 private:
   ExitCode code;
   std::string message;
+  bool memory;
 };
 
 /// Builds an error for bad user input (exit code 1).
@@ -47,6 +51,18 @@ llvm::Error makeError(ExitCode code, const char *fmt, Ts &&...vals) {
   return llvm::make_error<WeftError>(
       code, llvm::formatv(fmt, std::forward<Ts>(vals)...).str());
 }
+
+/// Builds a "no plan fits device memory" error (exit code 2).
+template <typename... Ts>
+llvm::Error memoryError(const char *fmt, Ts &&...vals) {
+  return llvm::make_error<WeftError>(
+      ExitInfeasible, llvm::formatv(fmt, std::forward<Ts>(vals)...).str(),
+      /*memory=*/true);
+}
+
+/// Whether `err` is a memory shortfall (memoryError); `err` keeps its
+/// payload.
+bool isMemoryShortfall(llvm::Error &err);
 
 /// Prints `tool: error: <message>` to stderr and returns the exit code the
 /// error carries (ExitInternal for errors that are not WeftErrors).

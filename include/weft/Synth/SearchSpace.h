@@ -243,6 +243,11 @@ public:
         bool recompute = false);
   /// Recomputation is among the choices.
   bool recomputes() const { return recompute_; }
+  /// The graph's `spmd.micro_batches` (gradient accumulation). Step costs
+  /// are then per micro-batch: the once-per-step gradient sync of whole
+  /// gradients and the optimizer step count 1/m, so a plan's cost is its
+  /// step time / m (docs/Synthesis.md "Gradient accumulation").
+  int64_t microBatches() const { return microBatches_; }
   /// The held-set tag bit of a value produced by a recomputed op of the
   /// open run and never relaid (a recomputed consumer need not keep it).
   static constexpr uint8_t kRunTag = 0x80;
@@ -353,6 +358,7 @@ private:
   std::vector<llvm::SmallVector<unsigned, 8>> liveAt;
   RepVector capacity_;
   bool recompute_ = false;
+  int64_t microBatches_ = 1;
   /// Per value and distribution: bytes of a representative's shard.
   std::map<std::pair<unsigned, DistId>, RepVector> shardBytes_;
   const RepVector &shardBytes(unsigned value, DistId dist);

@@ -93,6 +93,25 @@ module attributes {spmd.version = 2 : i64} {
 
 // -----
 
+// expected-error @+1 {{'spmd.micro_batches' must be a positive i64}}
+module attributes {spmd.micro_batches = 0 : i64} {
+}
+
+// -----
+
+// expected-error @+1 {{'spmd.micro_batches' must be a positive i64}}
+module attributes {spmd.micro_batches = "4"} {
+}
+
+// -----
+
+// expected-error @+1 {{'spmd.micro_batches' belongs on the module}}
+func.func @f() attributes {spmd.micro_batches = 4 : i64} {
+  return
+}
+
+// -----
+
 module attributes {
   // expected-error @+1 {{node 0 is negative or in two device classes}}
   spmd.mesh = #spmd.mesh<local = [1], classes = [#spmd.device_class<type = "V100", peak_gflops = 15700, memory_mb = 16000, nodes = [0]>, #spmd.device_class<type = "P100", peak_gflops = 10600, memory_mb = 16000, nodes = [0]>]>} {
