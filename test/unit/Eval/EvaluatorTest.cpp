@@ -8,6 +8,7 @@
 
 #include "weft/Eval/Evaluator.h"
 #include "EvalTestUtil.h"
+#include <cassert>
 
 using namespace weft;
 using namespace weft::test;
@@ -155,6 +156,68 @@ TEST(EvaluatorTest, OverlapHidesGradientSyncBehindEarlierBackward) {
   EXPECT_LT(overlapped->exposedGradientSyncSeconds, kSyncW1 + kSyncW2);
   EXPECT_LT(overlapped->stepSeconds,
             kCompute + kSyncW1 + kSyncW2 + kLoss + kOptimizer);
+}
+
+/// mlpPlan() run as `micro` micro-batches, fc1.weight stored `strategy`.
+std::string accumulatedMlpPlan(int micro, llvm::StringRef strategy) {
+  std::string text = mlpPlan();
+  auto replace = [&](llvm::StringRef from, llvm::StringRef to) {
+    size_t at = text.find(from.str());
+    assert(at != std::string::npos && "mlpPlan() changed");
+    text.replace(at, from.size(), to.str());
+  };
+  replace("spmd.version = 1 : i64}",
+          "spmd.micro_batches = " + std::to_string(micro) +
+              " : i64, spmd.version = 1 : i64}");
+  replace("\"fc1.weight\" {strategy = \"replicated\"}",
+          ("\"fc1.weight\" {strategy = \"" + strategy + "\"}").str());
+  return text;
+}
+
+// Gradient accumulation over 4 micro-batches (docs/Evaluator.md): the
+// steps are one micro-batch; compute and the loss all-reduce run 4 times,
+// the replicated gradients sync once, the optimizer steps once:
+//   4·(kCompute + kLoss) + kSyncW1 + kSyncW2 + kOptimizer.
+TEST(EvaluatorTest, AccumulationSyncsWholeGradientsOnce) {
+  mlir::MLIRContext ctx;
+  auto module = parsePlan(ctx, accumulatedMlpPlan(4, "replicated"));
+  ASSERT_TRUE(module);
+  ClusterSpec spec = toyCluster();
+  auto estimate = evaluatePlan(*module, spec);
+  ASSERT_TRUE(bool(estimate)) << llvm::toString(estimate.takeError());
+  EXPECT_EQ(estimate->microBatches, 4);
+  ASSERT_EQ(estimate->steps.size(), 5u);
+  EXPECT_NEAR(estimate->steps[0].onceSyncSeconds, kSyncW1, 1e-12);
+  EXPECT_NEAR(estimate->steps[2].onceSyncSeconds, kSyncW2, 1e-13);
+  EXPECT_NEAR(estimate->computeSeconds, 4 * kCompute, 1e-13);
+  EXPECT_NEAR(estimate->commSeconds, 4 * kLoss + kSyncW1 + kSyncW2, 1e-12);
+  EXPECT_NEAR(estimate->optimizerSeconds, kOptimizer, 1e-15);
+  EXPECT_NEAR(estimate->stepSeconds,
+              4 * (kCompute + kLoss) + kSyncW1 + kSyncW2 + kOptimizer, 1e-12);
+}
+
+// A ZeRO-2 parameter holds a shard of its gradient: it reduce-scatters
+// after every micro-batch; its after-update all-gather stays once per step.
+TEST(EvaluatorTest, AccumulationSyncsShardedGradientsEveryMicroBatch) {
+  mlir::MLIRContext ctx;
+  ClusterSpec spec = toyCluster();
+  auto one = parsePlan(ctx, accumulatedMlpPlan(1, "zero2"));
+  auto four = parsePlan(ctx, accumulatedMlpPlan(4, "zero2"));
+  ASSERT_TRUE(one && four);
+  auto e1 = evaluatePlan(*one, spec);
+  auto e4 = evaluatePlan(*four, spec);
+  ASSERT_TRUE(bool(e1)) << llvm::toString(e1.takeError());
+  ASSERT_TRUE(bool(e4)) << llvm::toString(e4.takeError());
+  double syncW1 = e1->steps[0].gradientSyncSeconds;
+  ASSERT_GT(syncW1, 0);
+  EXPECT_EQ(e4->steps[0].onceSyncSeconds, 0);
+  EXPECT_NEAR(e4->stepSeconds,
+              4 * (kCompute + kLoss + syncW1) + kSyncW2 + e1->optimizerSeconds,
+              1e-12);
+  // With one micro-batch the attribute changes nothing.
+  EXPECT_NEAR(e1->stepSeconds,
+              kCompute + kLoss + syncW1 + kSyncW2 + e1->optimizerSeconds,
+              1e-12);
 }
 
 // The softmax over split classes all-reduces its row maximum and its row

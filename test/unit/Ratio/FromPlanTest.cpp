@@ -11,6 +11,7 @@
 
 #include "weft/Ratio/FromPlan.h"
 #include "../Eval/EvalTestUtil.h"
+#include "mlir/IR/Builders.h"
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/IR/Verifier.h"
 #include "weft/Baselines/Baselines.h"
@@ -221,13 +222,19 @@ void expectPricedLikeTheEvaluator(mlir::ModuleOp plan, const ClusterSpec &spec,
     // evaluator prices there.
     auto here = ratioProblemFromPlan(*moved, spec, options);
     ASSERT_TRUE(bool(here)) << llvm::toString(here.takeError());
-    EXPECT_LT(relErr(evaluateObjective(*here, r), estimate->stepSeconds), 1e-6)
-        << "objective " << evaluateObjective(*here, r) << " s, evaluator "
-        << estimate->stepSeconds << " s";
+    // (Gradient accumulation: the objective is per micro-batch.)
+    double scale = here->objectiveScale;
+    EXPECT_EQ(scale, double(spmd::SpmdDialect::getMicroBatches(plan)));
+    EXPECT_LT(relErr(scale * evaluateObjective(*here, r),
+                     estimate->stepSeconds),
+              1e-6)
+        << "objective " << evaluateObjective(*here, r) << " s x " << scale
+        << ", evaluator " << estimate->stepSeconds << " s";
     // The problem built at the plan's ratios is the same function when
     // nothing was linearised.
     if (!problem->linearized)
-      EXPECT_LT(relErr(evaluateObjective(*problem, r), estimate->stepSeconds),
+      EXPECT_LT(relErr(scale * evaluateObjective(*problem, r),
+                       estimate->stepSeconds),
                 1e-6);
     // Memory rows: the class's largest peak (classes are named
     // "<type>#<class id>").
@@ -253,6 +260,29 @@ TEST_P(FromPlanTest, ObjectiveEqualsEvaluator) {
     SCOPED_TRACE(baselineName(kind).str());
     auto built = buildBaseline(kind, *graph, *spec, DType::FP32);
     ASSERT_TRUE(bool(built)) << llvm::toString(built.takeError());
+    expectPricedLikeTheEvaluator(*built->plan, *spec, rng);
+  }
+}
+
+/// Gradient accumulation over 3 micro-batches: the graph's
+/// `spmd.micro_batches` reaches the baselines' plans, and the objective
+/// times the problem's scale is the evaluator's step time (compute and
+/// per-micro-batch communication 3 times, whole-gradient sync and the
+/// optimizer once).
+TEST_P(FromPlanTest, AccumulatedObjectiveEqualsEvaluator) {
+  Case c = cases()[GetParam()];
+  auto spec = parseClusterSpec(c.cluster, "test.yaml");
+  ASSERT_TRUE(bool(spec)) << llvm::toString(spec.takeError());
+  auto graph = importZoo(context, c.model, c.batch);
+  ASSERT_TRUE(graph);
+  (*graph)->setAttr(spmd::SpmdDialect::kMicroBatchesAttr,
+                    mlir::Builder(&context).getI64IntegerAttr(3));
+  std::mt19937 rng(4321 + GetParam());
+  for (BaselineKind kind : allBaselines()) {
+    SCOPED_TRACE(baselineName(kind).str());
+    auto built = buildBaseline(kind, *graph, *spec, DType::FP32);
+    ASSERT_TRUE(bool(built)) << llvm::toString(built.takeError());
+    ASSERT_EQ(spmd::SpmdDialect::getMicroBatches(*built->plan), 3);
     expectPricedLikeTheEvaluator(*built->plan, *spec, rng);
   }
 }

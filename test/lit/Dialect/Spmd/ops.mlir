@@ -7,8 +7,8 @@
 
 // CHECK: module attributes
 // CHECK-SAME: spmd.fingerprint = "sha256:0f0f"
-// CHECK-SAME: spmd.micro_batches = 4 : i64
 // CHECK-SAME: spmd.mesh = #spmd.mesh<local = [2], classes = [#spmd.device_class<type = "V100", peak_gflops = 15700, memory_mb = 16000, nodes = [0]>, #spmd.device_class<type = "P100", peak_gflops = 10600, memory_mb = 16000, nodes = [1]>]>
+// CHECK-SAME: spmd.micro_batches = 4 : i64
 // CHECK-SAME: spmd.segments = [#spmd.segment<id = 0, extent = 32, ratios = [0.375, 0.125], sizes = [12, 12, 4, 4]>, #spmd.segment<id = 1, extent = 784, ratios = [0.375, 0.125]>, #spmd.segment<id = 2, extent = 64, ratios = [0.5, 0.0], sizes = [32, 32, 0, 0], align = 32>]
 // CHECK-SAME: spmd.version = 1
 module attributes {
