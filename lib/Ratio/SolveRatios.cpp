@@ -267,12 +267,13 @@ static llvm::Error explainInfeasible(const RatioProblem &p,
     return err;
   LinearProgram::Status status = b.lp.minimize(options.iterationLimit);
   if (status != LinearProgram::Status::Optimal)
-    return memoryError("no sharding ratios satisfy the memory and trust-region "
-                       "rows");
+    return memoryError(0, "no sharding ratios satisfy the memory and "
+                          "trust-region "
+                          "rows");
   if (b.slackCol < 0 || !(b.lp.value(b.slackCol) > 0))
     return memoryError(
-        "no sharding ratios satisfy the memory rows (numerically "
-        "borderline)");
+        0, "no sharding ratios satisfy the memory rows (numerically "
+           "borderline)");
   Ratios ratios = readRatios(p, b);
   int worst = -1;
   double worstLack = 0, worstNeed = 0;
@@ -287,7 +288,8 @@ static llvm::Error explainInfeasible(const RatioProblem &p,
     }
   }
   const DeviceClass &cls = p.classes[worst];
-  return memoryError("no sharding ratios fit in memory: the ratios closest to "
+  return memoryError(1 + b.lp.value(b.slackCol),
+                     "no sharding ratios fit in memory: the ratios closest to "
                      "fitting still need {0:f2}x the capacity of the fullest "
                      "device class; class '{1}' ({2} devices) lacks the most, "
                      "{3} per device (needs {4}, capacity {5})",

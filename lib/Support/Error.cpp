@@ -8,11 +8,13 @@ using namespace weft;
 
 char WeftError::ID = 0;
 
-bool weft::isMemoryShortfall(llvm::Error &err) {
+bool weft::isMemoryShortfall(llvm::Error &err, double *overflow) {
   bool memory = false;
   err = llvm::handleErrors(std::move(err),
                            [&](std::unique_ptr<WeftError> e) -> llvm::Error {
                              memory = e->isMemoryShortfall();
+                             if (memory && overflow)
+                               *overflow = e->getOverflow();
                              return llvm::Error(std::move(e));
                            });
   return memory;

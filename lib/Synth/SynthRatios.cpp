@@ -96,8 +96,8 @@ weft::synth::memoryRatios(mlir::ModuleOp graph, const ClusterSpec &spec,
       return std::move(solution.takeError());
     ratios = classRatiosOf(solution->ratios, spec, bytes);
     if (ratios.empty())
-      return memoryError("no plan fits in memory, and the plan nearest to "
-                         "fitting has no sharding ratios to move");
+      return memoryError(0, "no plan fits in memory, and the plan nearest to "
+                            "fitting has no sharding ratios to move");
     if (round == kMaxCorrections)
       break;
     auto there = SearchSpace::build(graph, spec, options.eval, ratios,

@@ -274,7 +274,9 @@ llvm::Error noPlanError(SearchSpace &space, const SearchLimits &limits,
   }
   auto [worst, lack] = worstRep(space, best->peakMemory);
   unsigned device = space.repDevices[worst];
-  return memoryError("no plan fits in memory{0}: under {1}, mesh device {2} "
+  double capacity = space.capacity()[worst];
+  return memoryError(capacity > 0 ? (capacity + lack) / capacity : 0,
+                     "no plan fits in memory{0}: under {1}, mesh device {2} "
                      "({3}) lacks {4}",
                      found.capped ? " within the search limits" : "", under,
                      device, deviceTypeOf(space, device), formatBytes(lack));
@@ -344,6 +346,7 @@ searchRound(mlir::ModuleOp graph, const ClusterSpec &spec,
     if (need > space.capacity()[r]) {
       unsigned device = space.repDevices[r];
       return memoryError(
+          need / space.capacity()[r],
           "no plan fits in memory: mesh device {0} ({1}) lacks {3} "
           "even with every op at its least memory (needs {2} at the "
           "search's ratios)",
@@ -357,7 +360,7 @@ searchRound(mlir::ModuleOp graph, const ClusterSpec &spec,
   // The caller answers this one with another round, so it names no device.
   if (giveUp && own.seeds->empty()) {
     *giveUp = std::move(round.space);
-    return memoryError("no seed plan fits in memory at these ratios");
+    return memoryError(0, "no seed plan fits in memory at these ratios");
   }
   round.found = search(space, own);
   clock.lap("search");

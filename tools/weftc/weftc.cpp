@@ -273,7 +273,8 @@ int run(Options &opts) {
       return reportError("weftc", counts.takeError());
     // With --json stdout holds only the JSON document.
     llvm::raw_ostream &os = opts.json ? llvm::errs() : llvm::outs();
-    for (auto [i, m] : llvm::enumerate(*counts)) {
+    for (size_t i = 0; i < counts->size();) {
+      int64_t m = (*counts)[i];
       // Gradient accumulation: the graph of one micro-batch, and the
       // baselines on it.
       mlir::OwningOpRef<mlir::ModuleOp> micro;
@@ -303,13 +304,22 @@ int run(Options &opts) {
       llvm::Error err = synthesizeAndWrite(opts.synth, inputs, opts.outDir, os);
       if (!err)
         break;
-      if (i + 1 == counts->size() || !isMemoryShortfall(err))
+      double overflow = 0;
+      if (i + 1 == counts->size() || !isMemoryShortfall(err, &overflow))
         return reportError("weftc", std::move(err));
-      int64_t next = (*counts)[i + 1];
+      // Activations shrink with the micro-batch: skip the counts that
+      // cannot cover the overflow (the last one is always tried).
+      ++i;
+      while (i + 1 < counts->size() && (*counts)[i] < m * overflow)
+        ++i;
+      int64_t next = (*counts)[i];
       llvm::errs() << llvm::formatv(
           "weftc: {0}\nweftc: trying gradient accumulation: {1} "
-          "micro-batches of {2} samples per step\n",
-          llvm::toString(std::move(err)), next, *io->batch / next);
+          "micro-batches of {2} samples per step{3}\n",
+          llvm::toString(std::move(err)), next, *io->batch / next,
+          overflow > 1
+              ? llvm::formatv(" (memory short {0:f2}x)", overflow).str()
+              : std::string());
     }
   }
   if (!synthesise)

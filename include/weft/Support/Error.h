@@ -20,8 +20,10 @@ namespace weft {
 class WeftError : public llvm::ErrorInfo<WeftError> {
 public:
   static char ID;
-  WeftError(ExitCode code, std::string message, bool memory = false)
-      : code(code), message(std::move(message)), memory(memory) {}
+  WeftError(ExitCode code, std::string message, bool memory = false,
+            double overflow = 0)
+      : code(code), message(std::move(message)), memory(memory),
+        overflow(overflow) {}
 
   void log(llvm::raw_ostream &os) const override { os << message; }
   std::error_code convertToErrorCode() const override {
@@ -32,11 +34,15 @@ public:
   /// No plan fits device memory (exit 2): a smaller batch per step, e.g.
   /// gradient accumulation, may fit.
   bool isMemoryShortfall() const { return memory; }
+  /// Of a memory shortfall: the memory needed over the capacity of the
+  /// device short of it (> 1), or 0 when not known.
+  double getOverflow() const { return overflow; }
 
 private:
   ExitCode code;
   std::string message;
   bool memory;
+  double overflow;
 };
 
 /// Builds an error for bad user input (exit code 1).
@@ -52,17 +58,18 @@ llvm::Error makeError(ExitCode code, const char *fmt, Ts &&...vals) {
       code, llvm::formatv(fmt, std::forward<Ts>(vals)...).str());
 }
 
-/// Builds a "no plan fits device memory" error (exit code 2).
+/// Builds a "no plan fits device memory" error (exit code 2); `overflow`
+/// is the memory needed over the capacity (0: not known).
 template <typename... Ts>
-llvm::Error memoryError(const char *fmt, Ts &&...vals) {
+llvm::Error memoryError(double overflow, const char *fmt, Ts &&...vals) {
   return llvm::make_error<WeftError>(
       ExitInfeasible, llvm::formatv(fmt, std::forward<Ts>(vals)...).str(),
-      /*memory=*/true);
+      /*memory=*/true, overflow);
 }
 
-/// Whether `err` is a memory shortfall (memoryError); `err` keeps its
-/// payload.
-bool isMemoryShortfall(llvm::Error &err);
+/// Whether `err` is a memory shortfall (memoryError), and then its
+/// overflow in `overflow` when given; `err` keeps its payload.
+bool isMemoryShortfall(llvm::Error &err, double *overflow = nullptr);
 
 /// Prints `tool: error: <message>` to stderr and returns the exit code the
 /// error carries (ExitInternal for errors that are not WeftErrors).
