@@ -585,8 +585,8 @@ std::vector<SearchOutcome> weft::synth::seedPlans(SearchSpace &space,
     if (seed)
       out.push_back(std::move(*seed));
   if (space.recomputes())
-    for (SeedMode mode : {SeedMode::MinStorage, SeedMode::LeastMemory,
-                          SeedMode::TensorParallel})
+    for (SeedMode mode : {SeedMode::Replicated, SeedMode::MinStorage,
+                          SeedMode::LeastMemory, SeedMode::TensorParallel})
       if (auto seed = seedOf(space, mode, memoryPruning, true))
         out.push_back(std::move(*seed));
   return out;
