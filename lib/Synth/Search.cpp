@@ -546,7 +546,17 @@ std::optional<SearchOutcome> weft::synth::beamSeed(SearchSpace &space,
 }
 
 namespace {
-enum class SeedMode { Replicated, MinStorage, LeastMemory, TensorParallel };
+/// Replicated, Zero1, Zero2: data parallel, parameters stored that way
+/// where offered (with gradient accumulation a whole-gradient or
+/// reduce-scatter sync is cheaper than ZeRO-3's gathers every micro-batch).
+enum class SeedMode {
+  Replicated,
+  Zero1,
+  Zero2,
+  MinStorage,
+  LeastMemory,
+  TensorParallel
+};
 /// `checkpointed` (spaces with recomputation): every op with a backward
 /// pass is recomputed except the last before each cut, so a run spans one
 /// block and only block inputs are kept (per-layer checkpointing).
@@ -585,8 +595,10 @@ std::vector<SearchOutcome> weft::synth::seedPlans(SearchSpace &space,
     if (seed)
       out.push_back(std::move(*seed));
   if (space.recomputes())
-    for (SeedMode mode : {SeedMode::Replicated, SeedMode::MinStorage,
-                          SeedMode::LeastMemory, SeedMode::TensorParallel})
+    for (SeedMode mode :
+         {SeedMode::Replicated, SeedMode::Zero1, SeedMode::Zero2,
+          SeedMode::MinStorage, SeedMode::LeastMemory,
+          SeedMode::TensorParallel})
       if (auto seed = seedOf(space, mode, memoryPruning, true))
         out.push_back(std::move(*seed));
   return out;
@@ -640,11 +652,17 @@ std::optional<SearchOutcome> seedOf(SearchSpace &space, SeedMode mode,
           auto opts = space.storageOptions(v, option.operands[i]);
           if (c.storage[i] < opts.size()) {
             const StorageOption &so = opts[c.storage[i]];
-            if (mode != SeedMode::Replicated)
+            auto wanted = mode == SeedMode::Zero1 ? spmd::ParamStrategy::Zero1
+                          : mode == SeedMode::Zero2
+                              ? spmd::ParamStrategy::Zero2
+                              : spmd::ParamStrategy::Replicated;
+            bool uniform = mode == SeedMode::Replicated ||
+                           mode == SeedMode::Zero1 || mode == SeedMode::Zero2;
+            if (!uniform)
               storage +=
                   *std::max_element(so.committed.begin(), so.committed.end());
             else
-              storage += so.strategy == spmd::ParamStrategy::Replicated ||
+              storage += so.strategy == wanted ||
                                  so.strategy == spmd::ParamStrategy::Buffer
                              ? 0
                              : 1;
