@@ -447,6 +447,7 @@ weft::ratio::integerize(const RatioProblem &problem,
   plan.continuousCost =
       problem.objectiveScale * evaluateObjective(problem, solution.ratios);
   plan.integerCost = problem.objectiveScale * planCost(problem, plan);
+  plan.roundedCost *= problem.objectiveScale;
   if (llvm::Error err = checkIntegerPlan(problem, plan, options))
     return makeError(ExitInternal, "integerize produced an invalid plan: {0}",
                      llvm::toString(std::move(err)));

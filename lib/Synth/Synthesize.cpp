@@ -274,8 +274,9 @@ llvm::Error noPlanError(SearchSpace &space, const SearchLimits &limits,
   }
   auto [worst, lack] = worstRep(space, best->peakMemory);
   unsigned device = space.repDevices[worst];
-  double capacity = space.capacity()[worst];
-  return memoryError(capacity > 0 ? (capacity + lack) / capacity : 0,
+  // One plan's overflow, not a bound over all plans: not given (a caller
+  // skipping micro-batch counts by it could skip one that fits).
+  return memoryError(0,
                      "no plan fits in memory{0}: under {1}, mesh device {2} "
                      "({3}) lacks {4}",
                      found.capped ? " within the search limits" : "", under,

@@ -260,7 +260,7 @@ llvm::Error weft::synthesizeAndWrite(const SynthFlags &flags,
         worst = &m;
     double usable = worst->capacityBytes * (1 - final.reservedMemoryFraction);
     return memoryError(
-        usable > 0 ? worst->peakBytes() / usable : 0,
+        0,
         "no plan fits in memory: mesh device {0} ({1}) needs {2} "
         "under the plan found, more than the {3} it may use "
         "({4} less the {5}% reserve)",

@@ -284,7 +284,14 @@ int run(Options &opts) {
         mio.batch = *io->batch / m;
         auto imported = importOnnxFile(context, opts.model, mio);
         if (!imported)
-          return reportError("weftc", imported.takeError());
+          return reportError(
+              "weftc",
+              makeError(ExitInfeasible,
+                        "no plan fits memory at {0} samples per step, and "
+                        "the model does not import at {1} per micro-batch: "
+                        "{2}",
+                        *io->batch, *mio.batch,
+                        llvm::toString(imported.takeError())));
         micro = std::move(*imported);
         (*micro)->setAttr(spmd::SpmdDialect::kMicroBatchesAttr,
                           mlir::Builder(&context).getI64IntegerAttr(m));
@@ -302,13 +309,24 @@ int run(Options &opts) {
                          planContext,
                          m > 1 ? microBaselines : baselines};
       llvm::Error err = synthesizeAndWrite(opts.synth, inputs, opts.outDir, os);
+      if (!err && m > 1) {
+        // DIR/graph.mlir is the program the plan runs: one micro-batch.
+        if (auto werr =
+                writeFile(std::string(graphPath), [&](llvm::raw_ostream &os) {
+                  (*micro)->print(os);
+                  os << "\n";
+                }))
+          return reportError("weftc", std::move(werr));
+      }
       if (!err)
         break;
       double overflow = 0;
       if (i + 1 == counts->size() || !isMemoryShortfall(err, &overflow))
         return reportError("weftc", std::move(err));
-      // Activations shrink with the micro-batch: skip the counts that
-      // cannot cover the overflow (the last one is always tried).
+      // Activations shrink at most in proportion to the micro-batch: skip
+      // the counts that cannot cover the overflow (given only where it
+      // bounds every plan of that program; the last count is always
+      // tried).
       ++i;
       while (i + 1 < counts->size() && (*counts)[i] < m * overflow)
         ++i;

@@ -28,10 +28,12 @@ def Spmd_Dialect : Dialect {
     `spmd.micro_batches = N : i64` (optional, default 1) asks for gradient
     accumulation: the program's types are those of one micro-batch, and a
     training step runs it N times on N equal slices of the global batch
-    before one optimizer step. Gradients of replicated and ZeRO-1
-    parameters are synchronised once per step (after the last
-    micro-batch); ZeRO-2 and ZeRO-3 parameters, whose gradients no device
-    holds whole, synchronise after every micro-batch. On a graph module the
+    before one optimizer step. A parameter's gradient sync over the axes
+    it is stored whole on (replicated, ZeRO-1; ZeRO-3 over any id axes
+    left) runs once per step, after the last micro-batch; ZeRO-2
+    reduce-scatters after every micro-batch, and ZeRO-3's gather and the
+    reduce-scatter that is its dual run in every micro-batch. On a graph
+    module the
     attribute says the graph is one micro-batch of a step; plans built from
     it keep it. It must be a positive i64 on a module.
 

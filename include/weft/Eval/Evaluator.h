@@ -62,8 +62,9 @@ struct StepEstimate {
   /// max over devices of the gradient-sync part of commSeconds.
   double gradientSyncSeconds = 0;
   /// max over devices of the part of gradientSyncSeconds that runs once
-  /// per step under gradient accumulation (replicated and ZeRO-1
-  /// parameters); the rest runs after every micro-batch.
+  /// per step under gradient accumulation (syncs of whole gradients:
+  /// replicated, ZeRO-1, ZeRO-3 over id axes left); ZeRO-2's runs after
+  /// every micro-batch.
   double onceSyncSeconds = 0;
   /// max over devices of the dual (backward) part of commSeconds.
   double dualSeconds = 0;
