@@ -595,10 +595,9 @@ std::vector<SearchOutcome> weft::synth::seedPlans(SearchSpace &space,
     if (seed)
       out.push_back(std::move(*seed));
   if (space.recomputes())
-    for (SeedMode mode :
-         {SeedMode::Replicated, SeedMode::Zero1, SeedMode::Zero2,
-          SeedMode::MinStorage, SeedMode::LeastMemory,
-          SeedMode::TensorParallel})
+    for (SeedMode mode : {SeedMode::Replicated, SeedMode::Zero1,
+                          SeedMode::Zero2, SeedMode::MinStorage,
+                          SeedMode::LeastMemory, SeedMode::TensorParallel})
       if (auto seed = seedOf(space, mode, memoryPruning, true))
         out.push_back(std::move(*seed));
   return out;
@@ -611,6 +610,14 @@ std::optional<SearchOutcome> seedOf(SearchSpace &space, SeedMode mode,
   StateKey key;
   SearchOutcome out;
   MemoryTally memory(reps);
+  // The uniform modes' storage: the strategy wanted for every parameter.
+  std::optional<spmd::ParamStrategy> wanted;
+  if (mode == SeedMode::Replicated)
+    wanted = spmd::ParamStrategy::Replicated;
+  else if (mode == SeedMode::Zero1)
+    wanted = spmd::ParamStrategy::Zero1;
+  else if (mode == SeedMode::Zero2)
+    wanted = spmd::ParamStrategy::Zero2;
   std::vector<bool> lastOfBlock(end + 1, false);
   if (checkpointed && space.recomputes())
     for (unsigned c : space.checkpointCuts())
@@ -652,17 +659,11 @@ std::optional<SearchOutcome> seedOf(SearchSpace &space, SeedMode mode,
           auto opts = space.storageOptions(v, option.operands[i]);
           if (c.storage[i] < opts.size()) {
             const StorageOption &so = opts[c.storage[i]];
-            auto wanted = mode == SeedMode::Zero1 ? spmd::ParamStrategy::Zero1
-                          : mode == SeedMode::Zero2
-                              ? spmd::ParamStrategy::Zero2
-                              : spmd::ParamStrategy::Replicated;
-            bool uniform = mode == SeedMode::Replicated ||
-                           mode == SeedMode::Zero1 || mode == SeedMode::Zero2;
-            if (!uniform)
+            if (!wanted)
               storage +=
                   *std::max_element(so.committed.begin(), so.committed.end());
             else
-              storage += so.strategy == wanted ||
+              storage += so.strategy == *wanted ||
                                  so.strategy == spmd::ParamStrategy::Buffer
                              ? 0
                              : 1;

@@ -107,14 +107,23 @@ void weft::printExplain(mlir::ModuleOp plan, const PlanEstimate &estimate,
   std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
     return rows[a].stepSeconds > rows[b].stepSeconds;
   });
-  os << llvm::formatv("top {0} steps of {1} (of a {2} step):\n",
+  // Gradient accumulation: a row is one micro-batch, run m times a step.
+  int64_t micro = estimate.microBatches;
+  os << llvm::formatv("top {0} steps of {1} (of a {2} step{3}):\n",
                       std::min<size_t>(top, rows.size()), rows.size(),
-                      formatSeconds(estimate.stepSeconds));
+                      formatSeconds(estimate.stepSeconds),
+                      micro > 1 ? llvm::formatv(" of {0} micro-batches; times "
+                                                "per micro-batch, shares of "
+                                                "the step",
+                                                micro)
+                                      .str()
+                                : std::string());
   for (size_t k = 0; k < std::min<size_t>(top, order.size()); ++k) {
     const Row &r = rows[order[k]];
-    double share = estimate.stepSeconds > 0
-                       ? 100 * r.stepSeconds / estimate.stepSeconds
-                       : 0;
+    double share =
+        estimate.stepSeconds > 0
+            ? 100 * double(micro) * r.stepSeconds / estimate.stepSeconds
+            : 0;
     os << llvm::formatv("  #{0,-4} {1,-14} {2,10} {3,5:F1} %  {4}\n", order[k],
                         r.op, formatSeconds(r.stepSeconds), share, r.location);
   }

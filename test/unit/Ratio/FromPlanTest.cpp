@@ -225,17 +225,17 @@ void expectPricedLikeTheEvaluator(mlir::ModuleOp plan, const ClusterSpec &spec,
     // (Gradient accumulation: the objective is per micro-batch.)
     double scale = here->objectiveScale;
     EXPECT_EQ(scale, double(spmd::SpmdDialect::getMicroBatches(plan)));
-    EXPECT_LT(relErr(scale * evaluateObjective(*here, r),
-                     estimate->stepSeconds),
-              1e-6)
+    EXPECT_LT(
+        relErr(scale * evaluateObjective(*here, r), estimate->stepSeconds),
+        1e-6)
         << "objective " << evaluateObjective(*here, r) << " s x " << scale
         << ", evaluator " << estimate->stepSeconds << " s";
     // The problem built at the plan's ratios is the same function when
     // nothing was linearised.
     if (!problem->linearized)
-      EXPECT_LT(relErr(scale * evaluateObjective(*problem, r),
-                       estimate->stepSeconds),
-                1e-6);
+      EXPECT_LT(
+          relErr(scale * evaluateObjective(*problem, r), estimate->stepSeconds),
+          1e-6);
     // Memory rows: the class's largest peak (classes are named
     // "<type>#<class id>").
     for (unsigned k = 0; k < here->classes.size(); ++k) {
@@ -249,19 +249,31 @@ void expectPricedLikeTheEvaluator(mlir::ModuleOp plan, const ClusterSpec &spec,
   }
 }
 
-TEST_P(FromPlanTest, ObjectiveEqualsEvaluator) {
-  Case c = cases()[GetParam()];
+/// expectPricedLikeTheEvaluator on every baseline of case `index`, the
+/// graph run as `micro` micro-batches (the attribute reaches the plans).
+void expectBaselinesPricedLikeTheEvaluator(mlir::MLIRContext &context,
+                                           int index, int64_t micro,
+                                           unsigned seed) {
+  Case c = cases()[index];
   auto spec = parseClusterSpec(c.cluster, "test.yaml");
   ASSERT_TRUE(bool(spec)) << llvm::toString(spec.takeError());
   auto graph = importZoo(context, c.model, c.batch);
   ASSERT_TRUE(graph);
-  std::mt19937 rng(1234 + GetParam());
+  if (micro > 1)
+    (*graph)->setAttr(spmd::SpmdDialect::kMicroBatchesAttr,
+                      mlir::Builder(&context).getI64IntegerAttr(micro));
+  std::mt19937 rng(seed + index);
   for (BaselineKind kind : allBaselines()) {
     SCOPED_TRACE(baselineName(kind).str());
     auto built = buildBaseline(kind, *graph, *spec, DType::FP32);
     ASSERT_TRUE(bool(built)) << llvm::toString(built.takeError());
+    ASSERT_EQ(spmd::SpmdDialect::getMicroBatches(*built->plan), micro);
     expectPricedLikeTheEvaluator(*built->plan, *spec, rng);
   }
+}
+
+TEST_P(FromPlanTest, ObjectiveEqualsEvaluator) {
+  expectBaselinesPricedLikeTheEvaluator(context, GetParam(), 1, 1234);
 }
 
 /// Gradient accumulation over 3 micro-batches: the graph's
@@ -270,21 +282,7 @@ TEST_P(FromPlanTest, ObjectiveEqualsEvaluator) {
 /// per-micro-batch communication 3 times, whole-gradient sync and the
 /// optimizer once).
 TEST_P(FromPlanTest, AccumulatedObjectiveEqualsEvaluator) {
-  Case c = cases()[GetParam()];
-  auto spec = parseClusterSpec(c.cluster, "test.yaml");
-  ASSERT_TRUE(bool(spec)) << llvm::toString(spec.takeError());
-  auto graph = importZoo(context, c.model, c.batch);
-  ASSERT_TRUE(graph);
-  (*graph)->setAttr(spmd::SpmdDialect::kMicroBatchesAttr,
-                    mlir::Builder(&context).getI64IntegerAttr(3));
-  std::mt19937 rng(4321 + GetParam());
-  for (BaselineKind kind : allBaselines()) {
-    SCOPED_TRACE(baselineName(kind).str());
-    auto built = buildBaseline(kind, *graph, *spec, DType::FP32);
-    ASSERT_TRUE(bool(built)) << llvm::toString(built.takeError());
-    ASSERT_EQ(spmd::SpmdDialect::getMicroBatches(*built->plan), 3);
-    expectPricedLikeTheEvaluator(*built->plan, *spec, rng);
-  }
+  expectBaselinesPricedLikeTheEvaluator(context, GetParam(), 3, 4321);
 }
 
 /// A softmax split along its reduced dim (all-reduces inside its recipe,
