@@ -34,6 +34,8 @@
 #include <chrono>
 #include <cmath>
 #include <cstring>
+#include <deque>
+#include <limits>
 #include <map>
 #include <set>
 #include <unordered_map>
@@ -64,6 +66,7 @@ struct Exit {
 
 /// Survivors are compared with at most this many cheaper survivors.
 constexpr size_t kCompare = 256;
+constexpr double kInf = std::numeric_limits<double>::infinity();
 
 /// Which of `n` states at position p survive: not dominated by a cheaper
 /// (or equal, earlier) one. `keyOf(i)`, `gOf(i)`. Compares each state with
@@ -124,8 +127,10 @@ private:
   unsigned classOf(unsigned a, unsigned b);
   unsigned opTableId(unsigned p);
   /// Solves block [a, b) from `entry`; none when a limit stopped it.
+  /// Every exit costing at most `budget` (and maybe more) is returned:
+  /// states whose g plus the block bound exceeds it are pruned.
   std::optional<std::vector<Exit>> solve(unsigned a, unsigned b,
-                                         const StateKey &entry);
+                                         const StateKey &entry, double budget);
   bool overLimits() {
     if (limits.maxExpansions && expansions >= limits.maxExpansions)
       return true;
@@ -144,7 +149,14 @@ private:
   double incumbent = 0;
   std::map<std::vector<uint64_t>, unsigned> opTables, blockClasses;
   std::vector<int> opTableOf;
-  std::map<std::pair<unsigned, std::string>, std::vector<Exit>> memo;
+  /// A solved (class, entry): every exit costing at most `budget`.
+  struct Solved {
+    double budget;
+    const std::vector<Exit> *exits;
+  };
+  std::map<std::pair<unsigned, std::string>, Solved> memo;
+  /// Every exit list solved (stable: the outer DP points into them).
+  std::deque<std::vector<Exit>> solved;
 };
 
 unsigned MemoSearch::opTableId(unsigned p) {
@@ -209,21 +221,33 @@ unsigned MemoSearch::classOf(unsigned a, unsigned b) {
       ref(v);
     sig.push_back(~uint64_t(0) - 1);
   }
+  // What later uses may require of the exit's live values: held sets are
+  // canonicalised and states compared by it, so blocks whose exits feed
+  // different uses are not one class.
+  for (unsigned v : space.live(b)) {
+    llvm::ArrayRef<DistId> useful = space.usefulAt(v, b);
+    sig.push_back(useful.size());
+    sig.insert(sig.end(), useful.begin(), useful.end());
+  }
   auto [it, inserted] =
       blockClasses.try_emplace(std::move(sig), blockClasses.size());
   return it->second;
 }
 
 std::optional<std::vector<Exit>> MemoSearch::solve(unsigned a, unsigned b,
-                                                   const StateKey &entry) {
+                                                   const StateKey &entry,
+                                                   double budget) {
   struct Entry {
     StateKey key;
     double g;
     uint32_t parent;
     StepChoice choice;
   };
+  bool bounded = !std::isinf(budget);
+  double limit = budget * (1 + 1e-9);
   std::vector<std::vector<Entry>> layers(b - a + 1);
   layers[0].push_back({entry, 0, ~0u, {}});
+  size_t pruned = 0;
   for (unsigned q = a; q < b; ++q) {
     auto &cur = layers[q - a];
     auto &next = layers[q - a + 1];
@@ -238,6 +262,10 @@ std::optional<std::vector<Exit>> MemoSearch::solve(unsigned a, unsigned b,
         if (!r)
           return;
         double g = from.g + r->cost;
+        if (g > limit) {
+          ++pruned;
+          return;
+        }
         auto [it, inserted] = index.try_emplace(keyBytes(r->next), 0);
         if (!inserted && next[it->second].g <= g)
           return;
@@ -252,6 +280,14 @@ std::optional<std::vector<Exit>> MemoSearch::solve(unsigned a, unsigned b,
       });
     }
     size_t before = next.size();
+    if (bounded) {
+      // g + the block bound over the budget: no exit within it.
+      std::vector<bool> keep(next.size());
+      for (size_t i = 0; i < next.size(); ++i)
+        keep[i] = next[i].g + space.blockBound(q + 1, b, next[i].key) <= limit;
+      pruned += llvm::count(keep, false);
+      compact(next, keep);
+    }
     compact(next,
             survivors(
                 space, q + 1, next.size(),
@@ -262,6 +298,9 @@ std::optional<std::vector<Exit>> MemoSearch::solve(unsigned a, unsigned b,
           "  layer {0}: {1} -> {2} states, live {3}\n", q + 1, before,
           next.size(), space.live(q + 1).size());
   }
+  if (getenv("WEFT_MEMO_DEBUG") && bounded)
+    llvm::errs() << llvm::formatv("  budget {0} s: {1} states pruned\n", budget,
+                                  pruned);
   std::vector<Exit> out;
   auto &last = layers.back();
   for (uint32_t i = 0; i < last.size(); ++i) {
@@ -314,22 +353,32 @@ std::optional<SearchOutcome> MemoSearch::run() {
     for (uint32_t i = 0; i < frontier[k].size(); ++i) {
       const Outer &from = frontier[k][i];
       auto memoKey = std::make_pair(cls, keyBytes(from.key));
+      // Exits worth having: with the bound of the rest of the program
+      // (not of the state: the memo serves every block of the class), a
+      // dearer exit cannot beat the incumbent.
+      double budget = kInf;
+      if (limits.admissible && !std::isinf(incumbent))
+        budget = incumbent * (1 + 1e-9) - from.g - space.heuristic(b);
       auto it = memo.find(memoKey);
-      if (it == memo.end()) {
+      if (it == memo.end() || it->second.budget < budget) {
         uint64_t before = expansions;
-        auto exits = solve(a, b, from.key);
+        auto exits = solve(a, b, from.key, budget);
         if (getenv("WEFT_MEMO_DEBUG"))
           llvm::errs() << llvm::formatv(
               "block {0} [{1},{2}) live {3} class {4} entry {5}: {6} "
-              "expansions, {7} exits\n",
+              "expansions, {7} exits{8}\n",
               k, a, b, space.live(a).size(), cls, i, expansions - before,
-              exits ? exits->size() : 0);
+              exits ? exits->size() : 0,
+              it == memo.end() ? "" : " (solved again, larger budget)");
         if (!exits)
           return std::nullopt;
         ++solves;
-        it = memo.emplace(std::move(memoKey), std::move(*exits)).first;
+        solved.push_back(std::move(*exits));
+        if (it == memo.end())
+          it = memo.emplace(std::move(memoKey), Solved{}).first;
+        it->second = Solved{budget, &solved.back()};
       }
-      const std::vector<Exit> &exits = it->second;
+      const std::vector<Exit> &exits = *it->second.exits;
       for (uint32_t x = 0; x < exits.size(); ++x) {
         double g = frontier[k][i].g + exits[x].cost;
         auto [slot, inserted] = index.try_emplace(keyBytes(exits[x].key), 0);
@@ -368,6 +417,9 @@ std::optional<SearchOutcome> MemoSearch::run() {
   classes = seenClasses.size();
   auto &goals = frontier.back();
   if (goals.empty()) {
+    // Nothing within the incumbent (rounding): let the plain A* decide.
+    if (!std::isinf(incumbent))
+      return std::nullopt;
     SearchOutcome none;
     return none;
   }

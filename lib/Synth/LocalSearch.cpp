@@ -66,8 +66,27 @@ public:
       if (!fits(memory))
         return std::nullopt;
       key = std::move(r->next);
+      // Back on the plan's own state: the rest of the plan costs what it
+      // costs now, and with no more memory of any kind it fits as it does
+      // (a tally only grows, monotonically in each field).
+      if (key == prefix.keys[q + 1] && noMore(memory, prefix.memory[q + 1])) {
+        double total = g + (prefix.g[end] - prefix.g[q + 1]);
+        if (total >= bound)
+          return std::nullopt;
+        return total;
+      }
     }
     return g;
+  }
+
+  bool noMore(const MemoryTally &a, const MemoryTally &b) const {
+    if (!memoryPruning)
+      return true;
+    for (unsigned i = 0; i < reps; ++i)
+      if (a.committed[i] > b.committed[i] || a.transient[i] > b.transient[i] ||
+          a.run[i] > b.run[i])
+        return false;
+    return true;
   }
 
   bool fits(const MemoryTally &memory) const {

@@ -99,3 +99,20 @@ double SearchSpace::heuristic(unsigned p, const StateKey &key) {
   }
   return std::max(chains.otherH[p], chain);
 }
+
+double SearchSpace::blockBound(unsigned p, unsigned b, const StateKey &key) {
+  double bound = 0;
+  for (unsigned q = p; q < b; ++q)
+    bound += opFloor_[q];
+  for (auto [k, v] : llvm::enumerate(liveAt[p])) {
+    const ValueInfo &info = values[v];
+    if (info.defPos < 0 || k >= key.size())
+      continue;
+    double most = 0;
+    for (unsigned u : info.uses)
+      if (u >= p && u < b)
+        most = std::max(most, useBound(v, u, key[k]));
+    bound += most;
+  }
+  return bound;
+}

@@ -358,6 +358,7 @@ searchRound(mlir::ModuleOp graph, const ClusterSpec &spec,
   SearchLimits own = limits;
   own.seeds = std::make_shared<const std::vector<SearchOutcome>>(
       improvedSeedPlans(space, limits.memoryPruning));
+  clock.lap("seed plans and their local improvement");
   // The caller answers this one with another round, so it names no device.
   if (giveUp && own.seeds->empty()) {
     *giveUp = std::move(round.space);

@@ -292,6 +292,11 @@ public:
   /// charged from what the state holds (docs/Synthesis.md "State bound").
   /// Infinity when no completion is possible. (lib/Synth/StateBound.cpp)
   double heuristic(unsigned p, const StateKey &key);
+  /// A lower bound on the cost of positions [p, b) from a state at p: the
+  /// op floors of [p, b) plus, per live op result, its dearest use in
+  /// [p, b) at its cheapest relayout from what the state holds (each value
+  /// once; the memoised search prunes a block with it).
+  double blockBound(unsigned p, unsigned b, const StateKey &key);
   /// The least cost any step at position p can have (its op's cost floor:
   /// least over options of compute + least gradient sync + least optimizer).
   double opFloor(unsigned p) const { return opFloor_[p]; }
