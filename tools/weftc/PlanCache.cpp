@@ -126,3 +126,38 @@ llvm::Error PlanCache::store(mlir::ModuleOp plan,
     os << llvm::formatv("{0:2}", value) << "\n";
   });
 }
+
+std::optional<std::pair<std::string, double>>
+PlanCache::lookupShortfall() const {
+  llvm::SmallString<128> path(dir);
+  llvm::sys::path::append(path, "shortfall.json");
+  auto text = llvm::MemoryBuffer::getFile(path);
+  if (!text)
+    return std::nullopt;
+  auto value = llvm::json::parse((*text)->getBuffer());
+  if (!value) {
+    llvm::consumeError(value.takeError());
+    return std::nullopt;
+  }
+  const llvm::json::Object *o = value->getAsObject();
+  if (!o)
+    return std::nullopt;
+  auto message = o->getString("message");
+  auto overflow = o->getNumber("overflow");
+  if (!message || message->empty() || !overflow || *overflow < 0)
+    return std::nullopt;
+  return std::make_pair(message->str(), *overflow);
+}
+
+llvm::Error PlanCache::storeShortfall(llvm::StringRef message,
+                                      double overflow) const {
+  if (std::error_code ec = llvm::sys::fs::create_directories(dir))
+    return llvm::createStringError(ec, "cannot create '%s'", dir.c_str());
+  llvm::SmallString<128> path(dir);
+  llvm::sys::path::append(path, "shortfall.json");
+  llvm::json::Value value(
+      llvm::json::Object{{"message", message}, {"overflow", overflow}});
+  return writeFile(path, [&](llvm::raw_ostream &os) {
+    os << llvm::formatv("{0:2}", value) << "\n";
+  });
+}

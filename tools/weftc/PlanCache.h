@@ -5,7 +5,8 @@
 // plan it synthesised before: the key is the SHA-256 of the weftc build
 // (executable size and time), the model's fingerprint, the cluster spec's
 // text and every option that changes the search; the entry is the plan.mlir and
-// the synthesis record. The cache lives in $WEFT_CACHE_DIR, else
+// the synthesis record, or the memory shortfall that ended the search.
+// The cache lives in $WEFT_CACHE_DIR, else
 // $XDG_CACHE_HOME/weft, else ~/.cache/weft (under plans/<key>/); `--no-cache`
 // bypasses it. A damaged entry is ignored (and rewritten), never trusted: the
 // plan is re-verified and re-evaluated on every hit.
@@ -40,6 +41,12 @@ public:
 
   /// Stores `plan` and `record`; failures are reported, not fatal.
   llvm::Error store(mlir::ModuleOp plan, const SynthesisRecord &record) const;
+
+  /// A memory shortfall found before (no plan fits; its message and
+  /// overflow, weft/Support/Error.h), or none. Kept so that a repeated
+  /// gradient-accumulation run does not search the counts that failed.
+  std::optional<std::pair<std::string, double>> lookupShortfall() const;
+  llvm::Error storeShortfall(llvm::StringRef message, double overflow) const;
 
   llvm::StringRef directory() const { return dir; }
 

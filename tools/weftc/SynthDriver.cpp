@@ -178,16 +178,36 @@ llvm::Error weft::synthesizeAndWrite(const SynthFlags &flags,
   mlir::OwningOpRef<mlir::ModuleOp> plan;
   SynthesisRecord record;
   std::optional<double> searchSeconds;
-  if (cache)
+  // A plan cut short by the clock is not reproducible: not cached.
+  bool clocked = flags.timeLimit > 0;
+  if (cache) {
     if (auto hit = cache->lookup(*ctx)) {
       plan = std::move(hit->first);
       record = hit->second;
+    } else if (auto shortfall = cache->lookupShortfall()) {
+      return memoryError(shortfall->second, "{0} (from the plan cache)",
+                         shortfall->first);
     }
+  }
   if (!plan) {
     dumpTo("graph", in.graph);
     auto result = synthesize(in.graph, in.spec, *options);
-    if (!result)
-      return result.takeError();
+    if (!result) {
+      llvm::Error err = result.takeError();
+      double overflow = 0;
+      if (cache && !clocked && isMemoryShortfall(err, &overflow)) {
+        std::string message;
+        err = llvm::handleErrors(
+            std::move(err), [&](std::unique_ptr<WeftError> e) -> llvm::Error {
+              message = e->getMessage();
+              return llvm::Error(std::move(e));
+            });
+        if (auto serr = cache->storeShortfall(message, overflow))
+          llvm::errs() << "weftc: warning: plan cache: "
+                       << llvm::toString(std::move(serr)) << "\n";
+      }
+      return err;
+    }
     plan = std::move(result->plan);
     record.wallSeconds = result->stats.wallSeconds;
     record.expansions = result->stats.expansions;
@@ -197,8 +217,7 @@ llvm::Error weft::synthesizeAndWrite(const SynthFlags &flags,
     record.continuousStepSeconds = result->continuousStepSeconds;
     record.integerStepSeconds = result->integerStepSeconds;
     searchSeconds = result->searchStepSeconds;
-    // A plan cut short by the clock is not reproducible: not cached.
-    bool timedOut = flags.timeLimit > 0 && record.gap > 0;
+    bool timedOut = clocked && record.gap > 0;
     if (cache && !timedOut)
       if (auto err = cache->store(*plan, record))
         llvm::errs() << "weftc: warning: plan cache: "

@@ -6,6 +6,8 @@
 //   [WEFT_SYNTH_HEURISTIC=zero] [WEFT_SYNTH_MEMO=0]
 //   [WEFT_SYNTH_MAX_EXPANSIONS=N] [WEFT_SYNTH_TIME_LIMIT=S] WeftSynthTests
 //   --gtest_filter=SynthBench.*
+// SynthBench.Slack (with WEFT_SYNTH_SLACK=1) prints where the lower bound is
+// loose along the best improved seed.
 //
 //===----------------------------------------------------------------------===//
 
@@ -236,4 +238,37 @@ TEST(SynthBench, Gap) {
           "       relayout v{0} {1} -> {2}: {3:f4} s, {4:e2} B\n", r.value,
           s.dist(r.from), s.dist(r.to), r.seconds, r.bytes);
   }
+}
+
+TEST(SynthBench, Slack) {
+  // Where the lower bound is loose: along the best improved seed, per op
+  // kind, Σ (step cost − the op's floor), and the bound at position 0.
+  BenchInputs in("WEFT_SYNTH_SLACK", /*withSpace=*/true);
+  if (!in.skip.empty())
+    GTEST_SKIP() << in.skip;
+  ASSERT_TRUE(in.space) << in.error;
+  synth::SearchSpace &s = *in.space;
+  auto seeds = synth::improvedSeedPlans(s);
+  ASSERT_FALSE(seeds.empty());
+  const synth::SearchOutcome &plan = seeds.front();
+  std::map<std::string, std::pair<double, unsigned>> byKind;
+  synth::StateKey key;
+  double total = 0, floors = 0;
+  for (unsigned p = 0; p < s.numPositions(); ++p) {
+    auto r = s.step(p, key, plan.choices[p]);
+    ASSERT_TRUE(r.has_value());
+    auto &[slack, count] =
+        byKind[s.ops[p].op->getName().getStringRef().str()];
+    slack += r->cost - s.opFloor(p);
+    count += 1;
+    total += r->cost;
+    floors += s.opFloor(p);
+    key = std::move(r->next);
+  }
+  llvm::outs() << llvm::formatv(
+      "plan {0:f6} s, Σ floors {1:f6} s, h(0) {2:f6} s\n", total, floors,
+      s.heuristic(0, synth::StateKey()));
+  for (auto &[kind, v] : byKind)
+    llvm::outs() << llvm::formatv("  {0,-20} {1,5} ops, slack {2:f6} s\n",
+                                  kind, v.second, v.first);
 }
