@@ -11,6 +11,7 @@
 #include "weft/Analysis/GraphCostModel.h"
 #include "weft/Spmd/RecipeStats.h"
 #include "weft/Support/Error.h"
+#include <map>
 
 using namespace weft;
 using namespace weft::eval;
@@ -152,69 +153,90 @@ static Shape inferShard(Value result,
 
 void PlanEvaluator::priceCompute(Operation *op, mlir::Region *region,
                                  bool backward) {
+  // What one device's compute costs; devices of one type with the same
+  // shard shapes cost the same, so each such key is priced once.
+  struct Priced {
+    double forward = 0, backward = 0, kept = 0, produced = 0;
+    unsigned timed = 0, measured = 0;
+  };
+  std::map<std::pair<const DeviceType *, std::vector<int64_t>>, Priced> seen;
   for (unsigned d = 0; d < n; ++d) {
     const DeviceType &type = layout.typeOf(d);
     llvm::DenseMap<Value, Shape> shapes;
-    auto shapeOf = [&](Value v) -> Shape {
-      if (auto it = shapes.find(v); it != shapes.end())
-        return it->second;
-      auto t = v.getType().cast<RankedTensorType>();
-      return Shape(t.getShape());
-    };
+    std::vector<int64_t> key;
     if (region) {
       Operation *yield = region->front().getTerminator();
+      auto shard = [&](Value inner, Value outer) {
+        Shape shape = layout.shardShape(
+            outer.getType().cast<RankedTensorType>(), distOf(outer), d);
+        key.insert(key.end(), shape.begin(), shape.end());
+        key.push_back(-1);
+        shapes[inner] = std::move(shape);
+      };
       for (auto [arg, in] :
            llvm::zip(region->front().getArguments(), op->getOperands()))
-        shapes[arg] = layout.shardShape(in.getType().cast<RankedTensorType>(),
-                                        distOf(in), d);
+        shard(arg, in);
       for (auto [yielded, res] :
            llvm::zip(yield->getOperands(), op->getResults()))
-        shapes[yielded] = layout.shardShape(
-            res.getType().cast<RankedTensorType>(), distOf(res), d);
+        shard(yielded, res);
     }
-    double produced = 0;
-    auto priceOne = [&](graph::CostOpInterface cop) {
-      graph::ShardShapes s;
-      for (Value v : cop->getOperands()) {
-        graph::TensorShape t = graph::TensorShape::of(v.getType());
-        t.dims = shapeOf(v);
-        s.operands.push_back(t);
-      }
-      for (Value r : cop->getResults()) {
-        if (!shapes.count(r))
-          shapes[r] = inferShard(r, shapes);
-        graph::TensorShape t = graph::TensorShape::of(r.getType());
-        t.dims = shapes[r];
-        s.results.push_back(t);
-        produced += double(t.numElements()) *
-                    elementBytes(r.getType().cast<RankedTensorType>());
-      }
-      OpCostTerms terms = costTermsOf(cop, s, options.dtype);
-      if (terms.forward.flops == 0 && terms.forward.bytes == 0)
-        return;
-      OpTime fwd = opTime(type, options.dtype, terms.forward, options.profile);
-      step.forward[d] += fwd.seconds;
-      ++out.timedOps;
-      if (fwd.measured)
-        ++out.measuredOps;
-      if (!backward)
-        return;
-      step.backward[d] +=
-          opTime(type, options.dtype, terms.backward, options.profile).seconds;
-      if (!recomputing) {
-        kept[d] += terms.keptBytes;
-        return;
-      }
-      // Recomputed: the forward runs again before the backward; what it
-      // saves lives only while its run is recomputed.
-      step.backward[d] += fwd.seconds;
-      runBytes[d] += terms.keptBytes;
-    };
-    if (region)
-      region->walk([&](graph::CostOpInterface cop) { priceOne(cop); });
-    else if (auto cop = llvm::dyn_cast<graph::CostOpInterface>(op))
-      priceOne(cop);
-    transient[d] = std::max(transient[d], produced);
+    auto [it, fresh] = seen.try_emplace({&type, std::move(key)});
+    Priced &p = it->second;
+    if (fresh) {
+      auto shapeOf = [&](Value v) -> Shape {
+        if (auto it = shapes.find(v); it != shapes.end())
+          return it->second;
+        auto t = v.getType().cast<RankedTensorType>();
+        return Shape(t.getShape());
+      };
+      auto priceOne = [&](graph::CostOpInterface cop) {
+        graph::ShardShapes s;
+        for (Value v : cop->getOperands()) {
+          graph::TensorShape t = graph::TensorShape::of(v.getType());
+          t.dims = shapeOf(v);
+          s.operands.push_back(t);
+        }
+        for (Value r : cop->getResults()) {
+          if (!shapes.count(r))
+            shapes[r] = inferShard(r, shapes);
+          graph::TensorShape t = graph::TensorShape::of(r.getType());
+          t.dims = shapes[r];
+          s.results.push_back(t);
+          p.produced += double(t.numElements()) *
+                        elementBytes(r.getType().cast<RankedTensorType>());
+        }
+        OpCostTerms terms = costTermsOf(cop, s, options.dtype);
+        if (terms.forward.flops == 0 && terms.forward.bytes == 0)
+          return;
+        OpTime fwd =
+            opTime(type, options.dtype, terms.forward, options.profile);
+        p.forward += fwd.seconds;
+        ++p.timed;
+        p.measured += fwd.measured;
+        if (!backward)
+          return;
+        p.backward +=
+            opTime(type, options.dtype, terms.backward, options.profile)
+                .seconds;
+        // Recomputed: the forward runs again before the backward; what it
+        // saves lives only while its run is recomputed.
+        if (recomputing)
+          p.backward += fwd.seconds;
+        p.kept += terms.keptBytes;
+      };
+      if (region)
+        region->walk([&](graph::CostOpInterface cop) { priceOne(cop); });
+      else if (auto cop = llvm::dyn_cast<graph::CostOpInterface>(op))
+        priceOne(cop);
+    }
+    step.forward[d] += p.forward;
+    out.timedOps += p.timed;
+    out.measuredOps += p.measured;
+    if (backward) {
+      step.backward[d] += p.backward;
+      (recomputing ? runBytes[d] : kept[d]) += p.kept;
+    }
+    transient[d] = std::max(transient[d], p.produced);
   }
 }
 

@@ -21,6 +21,12 @@ void PlanEvaluator::closeStep(llvm::StringRef label) {
   s.commSeconds = maxOf(step.comm);
   s.gradientSyncSeconds = maxOf(step.sync);
   s.onceSyncSeconds = maxOf(step.onceSync);
+  for (unsigned d = 0; d < n; ++d) {
+    s.repeatedCommSeconds =
+        std::max(s.repeatedCommSeconds, step.comm[d] - step.onceSync[d]);
+    s.repeatedSyncSeconds =
+        std::max(s.repeatedSyncSeconds, step.sync[d] - step.onceSync[d]);
+  }
   s.dualSeconds = maxOf(step.dual);
   out.steps.push_back(std::move(s));
   step = StepAccumulator(n);
@@ -44,43 +50,13 @@ PlanEstimate PlanEvaluator::finish() {
   double updateSeconds = maxOf(update), gatherSeconds = maxOf(afterUpdate);
   out.optimizerSeconds = updateSeconds + gatherSeconds;
 
-  // Gradient accumulation (`spmd.micro_batches` = m): the steps are one
-  // micro-batch, run m times; the sync of replicated and ZeRO-1 gradients
-  // (onceSync) runs in the last micro-batch only.
-  double m = double(microBatches);
-  double compute = 0, comm = 0, once = 0, critical = 0;
-  for (const StepEstimate &s : out.steps) {
-    compute += s.computeSeconds;
-    comm += s.commSeconds;
-    once += s.onceSyncSeconds;
-    critical += s.computeSeconds + s.commSeconds - s.gradientSyncSeconds;
-  }
-  // The gradient sync left exposed in one micro-batch, all of it or only
-  // the part run every micro-batch.
-  auto exposed = [&](bool withOnce) {
-    double sync = 0;
-    for (const StepEstimate &s : out.steps)
-      sync += s.gradientSyncSeconds - (withOnce ? 0 : s.onceSyncSeconds);
-    if (!options.overlapGradientSync)
-      return sync;
-    // Backward runs the steps in reverse; a step's gradient sync may start
-    // once its backward is done and runs on one channel in that order.
-    double t = 0, channel = 0;
-    for (const StepEstimate &s : llvm::reverse(out.steps)) {
-      t += s.backwardSeconds + s.dualSeconds;
-      double mine = s.gradientSyncSeconds - (withOnce ? 0 : s.onceSyncSeconds);
-      if (mine > 0)
-        channel = std::max(channel, t) + mine;
-    }
-    return std::max(0.0, channel - t);
-  };
+  StepComposition total =
+      composeSteps(out.steps, microBatches, options.overlapGradientSync);
   out.microBatches = microBatches;
-  out.computeSeconds = m * compute;
-  out.commSeconds = m * comm - (m - 1) * once + gatherSeconds;
-  out.exposedGradientSyncSeconds =
-      exposed(true) + (microBatches > 1 ? (m - 1) * exposed(false) : 0);
-  out.stepSeconds =
-      m * critical + out.exposedGradientSyncSeconds + out.optimizerSeconds;
+  out.computeSeconds = total.computeSeconds;
+  out.commSeconds = total.commSeconds + gatherSeconds;
+  out.exposedGradientSyncSeconds = total.exposedSyncSeconds;
+  out.stepSeconds = total.stepSeconds + out.optimizerSeconds;
   double commCritical = out.stepSeconds - out.computeSeconds - updateSeconds;
   out.commShare = out.stepSeconds > 0 ? commCritical / out.stepSeconds : 0;
 
@@ -101,4 +77,49 @@ PlanEstimate PlanEvaluator::finish() {
     out.memory.push_back(std::move(m));
   }
   return std::move(out);
+}
+
+StepComposition weft::composeSteps(llvm::ArrayRef<StepEstimate> steps,
+                                   int64_t microBatches, bool overlap) {
+  // Gradient accumulation (`spmd.micro_batches` = m): the steps are one
+  // micro-batch, run m times; the sync of replicated and ZeRO-1 gradients
+  // (onceSync) runs in the last micro-batch only.
+  double m = double(microBatches);
+  StepComposition out;
+  double critical = 0, repeatedCritical = 0, comm = 0, repeatedComm = 0;
+  for (const StepEstimate &s : steps) {
+    out.computeSeconds += m * s.computeSeconds;
+    comm += s.commSeconds;
+    repeatedComm += s.repeatedCommSeconds;
+    critical += s.computeSeconds + s.commSeconds - s.gradientSyncSeconds;
+    repeatedCritical +=
+        s.computeSeconds + s.repeatedCommSeconds - s.repeatedSyncSeconds;
+  }
+  // The gradient sync left exposed in one micro-batch: all of it (the
+  // last) or only the repeated part.
+  auto exposed = [&](bool last) {
+    auto syncOf = [&](const StepEstimate &s) {
+      return last ? s.gradientSyncSeconds : s.repeatedSyncSeconds;
+    };
+    double sync = 0;
+    for (const StepEstimate &s : steps)
+      sync += syncOf(s);
+    if (!overlap)
+      return sync;
+    // Backward runs the steps in reverse; a step's gradient sync may start
+    // once its backward is done and runs on one channel in that order.
+    double t = 0, channel = 0;
+    for (const StepEstimate &s : llvm::reverse(steps)) {
+      t += s.backwardSeconds + s.dualSeconds;
+      if (double mine = syncOf(s); mine > 0)
+        channel = std::max(channel, t) + mine;
+    }
+    return std::max(0.0, channel - t);
+  };
+  out.commSeconds = comm + (m - 1) * repeatedComm;
+  out.exposedSyncSeconds =
+      exposed(true) + (microBatches > 1 ? (m - 1) * exposed(false) : 0);
+  out.stepSeconds =
+      critical + (m - 1) * repeatedCritical + out.exposedSyncSeconds;
+  return out;
 }

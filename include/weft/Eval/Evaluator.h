@@ -66,9 +66,28 @@ struct StepEstimate {
   /// replicated, ZeRO-1, ZeRO-3 over id axes left); ZeRO-2's runs after
   /// every micro-batch.
   double onceSyncSeconds = 0;
+  /// max over devices of commSeconds and of gradientSyncSeconds without
+  /// the once-per-step part: what a micro-batch other than the last waits
+  /// for (per device, so not commSeconds − onceSyncSeconds when the
+  /// maxima sit on different devices).
+  double repeatedCommSeconds = 0, repeatedSyncSeconds = 0;
   /// max over devices of the dual (backward) part of commSeconds.
   double dualSeconds = 0;
 };
+
+/// How steps of one micro-batch make a training step of `microBatches`
+/// micro-batches (docs/Evaluator.md "Gradient accumulation"): the last
+/// micro-batch runs every step's whole communication, the others only the
+/// repeated part; gradient sync overlaps backward compute when `overlap`.
+/// Optimizer and after-update gathers are not included.
+struct StepComposition {
+  double computeSeconds = 0, commSeconds = 0, exposedSyncSeconds = 0;
+  /// computeSeconds + commSeconds − the sync they include + the exposed
+  /// sync: the step without its optimizer update.
+  double stepSeconds = 0;
+};
+StepComposition composeSteps(llvm::ArrayRef<StepEstimate> steps,
+                             int64_t microBatches, bool overlap);
 
 /// One collective of the program (a relayout op), maxima over devices.
 struct CollectiveEstimate {

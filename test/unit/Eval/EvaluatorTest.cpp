@@ -222,6 +222,41 @@ TEST(EvaluatorTest, AccumulationSyncsShardedGradientsEveryMicroBatch) {
               1e-12);
 }
 
+// Under accumulation a micro-batch other than the last waits for each
+// step's repeated communication on the device where it is largest: here
+// device 0 syncs 8 s of whole gradients once per step (2 s of other
+// communication) and device 1 syncs 9 s of ZeRO-2 gradient shards after
+// every micro-batch. The maxima of a step (10 s of comm, 8 s once) would
+// say 2 s per micro-batch; device 1 needs 9 s.
+TEST(EvaluatorTest, AccumulationTakesRepeatedCommPerDevice) {
+  StepEstimate s;
+  s.computeSeconds = 1;
+  s.commSeconds = 10;         // device 0: 2 + 8 once; device 1: 9
+  s.gradientSyncSeconds = 10; // device 0: 2 + 8; device 1: 9
+  s.onceSyncSeconds = 8;      // device 0
+  s.repeatedCommSeconds = 9;  // device 1
+  s.repeatedSyncSeconds = 9;  // device 1
+  StepComposition four = composeSteps({s}, 4, /*overlap=*/false);
+  EXPECT_DOUBLE_EQ(four.computeSeconds, 4);
+  EXPECT_DOUBLE_EQ(four.commSeconds, 10 + 3 * 9);
+  EXPECT_DOUBLE_EQ(four.exposedSyncSeconds, 10 + 3 * 9);
+  EXPECT_DOUBLE_EQ(four.stepSeconds, 4 * 1 + 10 + 3 * 9);
+  // One micro-batch: the step as it is.
+  StepComposition one = composeSteps({s}, 1, /*overlap=*/false);
+  EXPECT_DOUBLE_EQ(one.stepSeconds, 1 + 10);
+  // With overlap an earlier step's backward (3 s) hides part of each
+  // micro-batch's sync, which starts after its own backward (0.5 s):
+  // exposed 0.5 + 10 − 3.5 = 7 in the last micro-batch, 0.5 + 9 − 3.5 = 6
+  // in the others.
+  s.backwardSeconds = 0.5;
+  StepEstimate early;
+  early.computeSeconds = 3;
+  early.backwardSeconds = 3;
+  StepComposition hidden = composeSteps({early, s}, 4, /*overlap=*/true);
+  EXPECT_DOUBLE_EQ(hidden.exposedSyncSeconds, 7 + 3 * 6);
+  EXPECT_DOUBLE_EQ(hidden.stepSeconds, 4 * (3 + 1) + 7 + 3 * 6);
+}
+
 // The softmax over split classes all-reduces its row maximum and its row
 // sum, 8 fp32 values (32 B) each, over the two nodes: 2·(1e-5 + 16/1e9)
 // = 2.0032e-5 s per all-reduce. The maximum is a stability shift (no

@@ -257,8 +257,7 @@ TEST(SynthBench, Slack) {
   for (unsigned p = 0; p < s.numPositions(); ++p) {
     auto r = s.step(p, key, plan.choices[p]);
     ASSERT_TRUE(r.has_value());
-    auto &[slack, count] =
-        byKind[s.ops[p].op->getName().getStringRef().str()];
+    auto &[slack, count] = byKind[s.ops[p].op->getName().getStringRef().str()];
     slack += r->cost - s.opFloor(p);
     count += 1;
     total += r->cost;
@@ -269,6 +268,6 @@ TEST(SynthBench, Slack) {
       "plan {0:f6} s, Σ floors {1:f6} s, h(0) {2:f6} s\n", total, floors,
       s.heuristic(0, synth::StateKey()));
   for (auto &[kind, v] : byKind)
-    llvm::outs() << llvm::formatv("  {0,-20} {1,5} ops, slack {2:f6} s\n",
-                                  kind, v.second, v.first);
+    llvm::outs() << llvm::formatv("  {0,-20} {1,5} ops, slack {2:f6} s\n", kind,
+                                  v.second, v.first);
 }
