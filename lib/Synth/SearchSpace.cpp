@@ -533,7 +533,8 @@ void SpaceBuilder::finish() {
   // suffix sum is an admissible, consistent h (and never below the max over
   // devices of the summed cheapest compute).
   s.memoryFloor_.assign(n + 1, RepVector(reps, 0));
-  std::vector<double> costFloor(n + 1, 0);
+  std::vector<double> &costFloor = s.floorSuffix_;
+  costFloor.assign(n + 1, 0);
   s.opFloor_.assign(n, 0);
   std::vector<std::vector<double>> nodeCost(n);
   for (int p = int(n) - 1; p >= 0; --p) {
@@ -865,7 +866,9 @@ llvm::ArrayRef<StorageOption> SearchSpace::storageOptions(unsigned value,
   double flopsPerElement = eval.optimizer == Optimizer::Adam       ? 12
                            : eval.optimizer == Optimizer::Momentum ? 4
                                                                    : 2;
-  for (auto &[strategy, stored] : candidates) {
+  for (auto &candidate : candidates) {
+    spmd::ParamStrategy strategy = candidate.first;
+    const spmd::DistAttr &stored = candidate.second;
     const spmd::StrategyDual &dual = spmd::dualOf(strategy);
     StorageOption o;
     o.strategy = strategy;

@@ -101,9 +101,7 @@ double SearchSpace::heuristic(unsigned p, const StateKey &key) {
 }
 
 double SearchSpace::blockBound(unsigned p, unsigned b, const StateKey &key) {
-  double bound = 0;
-  for (unsigned q = p; q < b; ++q)
-    bound += opFloor_[q];
+  double bound = std::max(0.0, floorSuffix_[p] - floorSuffix_[b]);
   for (auto [k, v] : llvm::enumerate(liveAt[p])) {
     const ValueInfo &info = values[v];
     if (info.defPos < 0 || k >= key.size())

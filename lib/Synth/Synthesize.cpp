@@ -151,9 +151,10 @@ spmd::OpChooser chooserOf(SearchSpace &space,
                   e.segment >= int64_t(segments.size()))
                 continue;
               auto sizes = segments.at(e.segment).getSizes();
+              int64_t align = l.align;
               bool aligned =
                   !sizes || llvm::all_of(sizes.asArrayRef(), [&](int64_t x) {
-                    return x % l.align == 0;
+                    return x % align == 0;
                   });
               if (aligned) {
                 seg = e.segment;

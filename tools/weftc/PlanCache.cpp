@@ -51,13 +51,38 @@ std::string PlanCache::makeKey(llvm::ArrayRef<std::string> parts) {
   return llvm::toHex(digest, /*LowerCase=*/true);
 }
 
-static std::optional<SynthesisRecord> parseRecord(llvm::StringRef text) {
-  auto value = llvm::json::parse(text);
+/// The JSON object in `dir`/`name`, or none when missing or damaged.
+static std::optional<llvm::json::Object> readObject(llvm::StringRef dir,
+                                                    llvm::StringRef name) {
+  llvm::SmallString<128> path(dir);
+  llvm::sys::path::append(path, name);
+  auto text = llvm::MemoryBuffer::getFile(path);
+  if (!text)
+    return std::nullopt;
+  auto value = llvm::json::parse((*text)->getBuffer());
   if (!value) {
     llvm::consumeError(value.takeError());
     return std::nullopt;
   }
-  const llvm::json::Object *o = value->getAsObject();
+  if (llvm::json::Object *o = value->getAsObject())
+    return std::move(*o);
+  return std::nullopt;
+}
+
+/// Writes `value` (indented) to `dir`/`name`, creating `dir`.
+static llvm::Error writeObject(llvm::StringRef dir, llvm::StringRef name,
+                               llvm::json::Object value) {
+  if (std::error_code ec = llvm::sys::fs::create_directories(dir))
+    return llvm::createStringError(ec, "cannot create '%s'", dir.str().c_str());
+  llvm::SmallString<128> path(dir);
+  llvm::sys::path::append(path, name);
+  llvm::json::Value v(std::move(value));
+  return writeFile(path, [&](llvm::raw_ostream &os) {
+    os << llvm::formatv("{0:2}", v) << "\n";
+  });
+}
+
+static std::optional<SynthesisRecord> parseRecord(const llvm::json::Object *o) {
   if (!o)
     return std::nullopt;
   SynthesisRecord r;
@@ -80,13 +105,11 @@ static std::optional<SynthesisRecord> parseRecord(llvm::StringRef text) {
 
 std::optional<std::pair<mlir::OwningOpRef<mlir::ModuleOp>, SynthesisRecord>>
 PlanCache::lookup(mlir::MLIRContext &context) const {
-  llvm::SmallString<128> planPath(dir), recordPath(dir);
+  llvm::SmallString<128> planPath(dir);
   llvm::sys::path::append(planPath, "plan.mlir");
-  llvm::sys::path::append(recordPath, "synthesis.json");
-  auto record = llvm::MemoryBuffer::getFile(recordPath);
-  if (!record)
-    return std::nullopt;
-  std::optional<SynthesisRecord> parsed = parseRecord((*record)->getBuffer());
+  std::optional<llvm::json::Object> record = readObject(dir, "synthesis.json");
+  std::optional<SynthesisRecord> parsed =
+      parseRecord(record ? &*record : nullptr);
   if (!parsed)
     return std::nullopt;
   // A damaged plan must not print diagnostics: it is a miss.
@@ -104,9 +127,8 @@ llvm::Error PlanCache::store(mlir::ModuleOp plan,
                              const SynthesisRecord &record) const {
   if (std::error_code ec = llvm::sys::fs::create_directories(dir))
     return llvm::createStringError(ec, "cannot create '%s'", dir.c_str());
-  llvm::SmallString<128> planPath(dir), recordPath(dir);
+  llvm::SmallString<128> planPath(dir);
   llvm::sys::path::append(planPath, "plan.mlir");
-  llvm::sys::path::append(recordPath, "synthesis.json");
   if (auto err = writeFile(planPath, [&](llvm::raw_ostream &os) {
         plan->print(os);
         os << "\n";
@@ -121,25 +143,12 @@ llvm::Error PlanCache::store(mlir::ModuleOp plan,
     o["continuous_step_time_s"] = *record.continuousStepSeconds;
   if (record.integerStepSeconds)
     o["integer_step_time_s"] = *record.integerStepSeconds;
-  llvm::json::Value value(std::move(o));
-  return writeFile(recordPath, [&](llvm::raw_ostream &os) {
-    os << llvm::formatv("{0:2}", value) << "\n";
-  });
+  return writeObject(dir, "synthesis.json", std::move(o));
 }
 
 std::optional<std::pair<std::string, double>>
 PlanCache::lookupShortfall() const {
-  llvm::SmallString<128> path(dir);
-  llvm::sys::path::append(path, "shortfall.json");
-  auto text = llvm::MemoryBuffer::getFile(path);
-  if (!text)
-    return std::nullopt;
-  auto value = llvm::json::parse((*text)->getBuffer());
-  if (!value) {
-    llvm::consumeError(value.takeError());
-    return std::nullopt;
-  }
-  const llvm::json::Object *o = value->getAsObject();
+  std::optional<llvm::json::Object> o = readObject(dir, "shortfall.json");
   if (!o)
     return std::nullopt;
   auto message = o->getString("message");
@@ -151,13 +160,7 @@ PlanCache::lookupShortfall() const {
 
 llvm::Error PlanCache::storeShortfall(llvm::StringRef message,
                                       double overflow) const {
-  if (std::error_code ec = llvm::sys::fs::create_directories(dir))
-    return llvm::createStringError(ec, "cannot create '%s'", dir.c_str());
-  llvm::SmallString<128> path(dir);
-  llvm::sys::path::append(path, "shortfall.json");
-  llvm::json::Value value(
+  return writeObject(
+      dir, "shortfall.json",
       llvm::json::Object{{"message", message}, {"overflow", overflow}});
-  return writeFile(path, [&](llvm::raw_ostream &os) {
-    os << llvm::formatv("{0:2}", value) << "\n";
-  });
 }

@@ -369,6 +369,8 @@ private:
   const RepVector &shardBytes(unsigned value, DistId dist);
   std::vector<double> suffixH;
   std::vector<double> opFloor_;
+  /// Per position p: Σ over positions >= p of opFloor (n + 1 entries).
+  std::vector<double> floorSuffix_;
   /// The chain bound's tables, kept for the state bound.
   struct Chains {
     /// Per op: the operand slot its chain edge enters (when it has one).

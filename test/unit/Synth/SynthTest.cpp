@@ -95,37 +95,50 @@ TEST(SynthTest, AStarEqualsExhaustiveEnumeration) {
   EXPECT_GE(compared, 200u);
 }
 
-TEST(SynthTest, StateBoundIsAdmissibleAndSeesHoldings) {
-  // Along every seed plan of random chains: at each position the state
-  // bound is at most the exact least cost to go (enumeration from that
-  // state), every step costs at least its op's floor, and on some states
-  // the state bound exceeds the position's state-independent bound.
-  std::mt19937 rng(17);
+/// Walks the seed plans of `trials` random chains of 2–3 ops (on 3×1 and
+/// 2×2 in turn): `visit(space, p, key, choice, text)` at every position,
+/// before the seed's step there.
+template <typename Visit>
+void forEachSeedState(unsigned rngSeed, unsigned trials, Visit visit) {
+  std::mt19937 rng(rngSeed);
   ClusterSpec specs[] = {cluster(3, 1), cluster(2, 2)};
-  unsigned checked = 0, tighter = 0;
-  for (unsigned trial = 0; trial < 40; ++trial) {
+  for (unsigned trial = 0; trial < trials; ++trial) {
     std::string text = randomGraph(rng, 2 + rng() % 2);
     mlir::MLIRContext ctx;
     ParsedSpace parsed = parseSpace(ctx, text, specs[trial % 2]);
     ASSERT_TRUE(parsed.space) << parsed.error << text;
     SearchSpace &s = *parsed.space;
-    MemoryTally zero(s.numReps());
     for (const SearchOutcome &seed : seedPlans(s)) {
       StateKey key;
       for (unsigned p = 0; p < s.numPositions(); ++p) {
-        BruteForce rest{s};
-        rest.run(p, key, 0, zero);
-        double h = s.heuristic(p, key);
-        EXPECT_LE(h, rest.best * (1 + 1e-9) + 1e-15) << text;
-        ++checked;
-        tighter += h > s.heuristic(p) * (1 + 1e-9);
+        visit(s, p, key, seed.choices[p], text);
         auto r = s.step(p, key, seed.choices[p]);
         ASSERT_TRUE(r.has_value()) << text;
-        EXPECT_GE(r->cost, s.opFloor(p) * (1 - 1e-9)) << text;
         key = std::move(r->next);
       }
     }
   }
+}
+
+TEST(SynthTest, StateBoundIsAdmissibleAndSeesHoldings) {
+  // Along every seed plan of random chains: at each position the state
+  // bound is at most the exact least cost to go (enumeration from that
+  // state), every step costs at least its op's floor, and on some states
+  // the state bound exceeds the position's state-independent bound.
+  unsigned checked = 0, tighter = 0;
+  forEachSeedState(17, 40,
+                   [&](SearchSpace &s, unsigned p, const StateKey &key,
+                       const StepChoice &choice, const std::string &text) {
+                     BruteForce rest{s};
+                     rest.run(p, key, 0, MemoryTally(s.numReps()));
+                     double h = s.heuristic(p, key);
+                     EXPECT_LE(h, rest.best * (1 + 1e-9) + 1e-15) << text;
+                     ++checked;
+                     tighter += h > s.heuristic(p) * (1 + 1e-9);
+                     auto r = s.step(p, key, choice);
+                     ASSERT_TRUE(r.has_value()) << text;
+                     EXPECT_GE(r->cost, s.opFloor(p) * (1 - 1e-9)) << text;
+                   });
   EXPECT_GE(checked, 200u);
   // Measured: 167 of 487.
   EXPECT_GE(tighter, 50u);
@@ -136,36 +149,23 @@ TEST(SynthTest, BlockBoundIsAdmissibleAndSeesHoldings) {
   // every seed plan of random chains it is at most the least cost of
   // positions [p, b) from that state (enumeration), and on some states it
   // exceeds the op floors of [p, b) alone (the holdings are charged).
-  std::mt19937 rng(23);
-  ClusterSpec specs[] = {cluster(3, 1), cluster(2, 2)};
   unsigned checked = 0, tighter = 0;
-  for (unsigned trial = 0; trial < 80; ++trial) {
-    std::string text = randomGraph(rng, 2 + rng() % 2);
-    mlir::MLIRContext ctx;
-    ParsedSpace parsed = parseSpace(ctx, text, specs[trial % 2]);
-    ASSERT_TRUE(parsed.space) << parsed.error << text;
-    SearchSpace &s = *parsed.space;
-    MemoryTally zero(s.numReps());
-    for (const SearchOutcome &seed : seedPlans(s)) {
-      StateKey key;
-      for (unsigned p = 0; p < s.numPositions(); ++p) {
-        double floors = 0;
-        for (unsigned b = p + 1; b <= s.numPositions(); ++b) {
-          floors += s.opFloor(b - 1);
-          BruteForce block{s};
-          block.end = b;
-          block.run(p, key, 0, zero);
-          double bound = s.blockBound(p, b, key);
-          EXPECT_LE(bound, block.best * (1 + 1e-9) + 1e-15) << text;
-          ++checked;
-          tighter += bound > floors * (1 + 1e-9);
-        }
-        auto r = s.step(p, key, seed.choices[p]);
-        ASSERT_TRUE(r.has_value()) << text;
-        key = std::move(r->next);
-      }
-    }
-  }
+  forEachSeedState(23, 80,
+                   [&](SearchSpace &s, unsigned p, const StateKey &key,
+                       const StepChoice &, const std::string &text) {
+                     double floors = 0;
+                     for (unsigned b = p + 1; b <= s.numPositions(); ++b) {
+                       floors += s.opFloor(b - 1);
+                       BruteForce block{s};
+                       block.end = b;
+                       block.run(p, key, 0, MemoryTally(s.numReps()));
+                       double bound = s.blockBound(p, b, key);
+                       EXPECT_LE(bound, block.best * (1 + 1e-9) + 1e-15)
+                           << text;
+                       ++checked;
+                       tighter += bound > floors * (1 + 1e-9);
+                     }
+                   });
   EXPECT_GE(checked, 1000u) << "tighter " << tighter;
   // Measured: 16 of 2388 (random chains rarely keep a value live across a
   // relayout).
