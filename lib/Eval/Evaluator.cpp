@@ -159,9 +159,44 @@ void PlanEvaluator::priceCompute(Operation *op, mlir::Region *region,
     double forward = 0, backward = 0, kept = 0, produced = 0;
     unsigned timed = 0, measured = 0;
   };
+  auto addPriced = [&](const Priced &p, unsigned d, bool backward) {
+    step.forward[d] += p.forward;
+    out.timedOps += p.timed;
+    out.measuredOps += p.measured;
+    if (backward) {
+      step.backward[d] += p.backward;
+      (recomputing ? runBytes[d] : kept[d]) += p.kept;
+    }
+    transient[d] = std::max(transient[d], p.produced);
+  };
   std::map<std::pair<const DeviceType *, std::vector<int64_t>>, Priced> seen;
+  // A shard extent depends only on the device's coordinates on the axes
+  // that split the dim (MeshLayout::shardExtent): devices of one type that
+  // agree on every axis splitting an operand or result have the same shard
+  // shapes, and only the first of them computes them.
+  AxisMask split = 0;
+  if (region) {
+    auto splitting = [&](Value v) {
+      if (spmd::DistAttr dist = distOf(v))
+        for (auto [a, e] : llvm::enumerate(dist.getAxes()))
+          if (e.isGather())
+            split |= 1u << a;
+    };
+    llvm::for_each(op->getOperands(), splitting);
+    llvm::for_each(op->getResults(), splitting);
+  }
+  std::map<std::vector<int64_t>, const Priced *> groups;
   for (unsigned d = 0; d < n; ++d) {
     const DeviceType &type = layout.typeOf(d);
+    std::vector<int64_t> group{int64_t(layout.meshClass(d))};
+    for (unsigned a = 0; a < layout.numAxes(); ++a)
+      if (split & (1u << a))
+        group.push_back(layout.coord(d, a));
+    auto [slot, newGroup] = groups.try_emplace(std::move(group), nullptr);
+    if (!newGroup) {
+      addPriced(*slot->second, d, backward);
+      continue;
+    }
     llvm::DenseMap<Value, Shape> shapes;
     std::vector<int64_t> key;
     if (region) {
@@ -229,14 +264,8 @@ void PlanEvaluator::priceCompute(Operation *op, mlir::Region *region,
       else if (auto cop = llvm::dyn_cast<graph::CostOpInterface>(op))
         priceOne(cop);
     }
-    step.forward[d] += p.forward;
-    out.timedOps += p.timed;
-    out.measuredOps += p.measured;
-    if (backward) {
-      step.backward[d] += p.backward;
-      (recomputing ? runBytes[d] : kept[d]) += p.kept;
-    }
-    transient[d] = std::max(transient[d], p.produced);
+    slot->second = &p;
+    addPriced(p, d, backward);
   }
 }
 

@@ -463,8 +463,11 @@ SearchOutcome weft::synth::search(SearchSpace &space,
   auto start = Clock::now();
   // The memoised search gets half of each limit; the rest is the plain
   // A*'s when it has to run.
+  // With stopWhenHopeless (default limits) a quarter: a memo that does not
+  // finish early rarely finishes at all.
   SearchLimits half = limits;
-  half.maxExpansions = (limits.maxExpansions + 1) / 2;
+  half.maxExpansions = limits.stopWhenHopeless ? (limits.maxExpansions + 3) / 4
+                                               : (limits.maxExpansions + 1) / 2;
   half.timeLimitSeconds = limits.timeLimitSeconds / 2;
   half.maxStateBytes = limits.maxStateBytes / 2;
   auto memo = std::make_unique<MemoSearch>(space, half);

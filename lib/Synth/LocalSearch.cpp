@@ -124,7 +124,8 @@ uint64_t weft::synth::improvePlan(SearchSpace &space, SearchOutcome &plan,
   double cost = im.prefix.g[end];
   // Sweeps until one changes nothing (or the budget ends); a change must
   // gain more than rounding.
-  for (bool changed = true; changed && !im.exhausted();) {
+  bool changed = true;
+  while (changed && !im.exhausted()) {
     changed = false;
     for (unsigned p = 0; p < end && !im.exhausted(); ++p) {
       std::optional<StepChoice> best;
@@ -147,12 +148,16 @@ uint64_t weft::synth::improvePlan(SearchSpace &space, SearchOutcome &plan,
       changed = true;
     }
   }
+  bool converged = !changed && !im.exhausted();
   if (cost < plan.cost) {
+    plan.localOptimum = converged;
     plan.cost = cost;
     plan.choices = std::move(choices);
     plan.peakMemory.clear();
     for (unsigned i = 0; i < reps; ++i)
       plan.peakMemory.push_back(im.prefix.memory[end].peak(i));
+  } else if (choices == plan.choices) {
+    plan.localOptimum = converged;
   }
   return im.steps;
 }

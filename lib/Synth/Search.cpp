@@ -294,6 +294,12 @@ SearchOutcome AStar::run() {
   }
   double lastReport = 1;
   uint64_t checks = 0;
+  // stopWhenHopeless: the bound at the last probe and where it was taken
+  // (in the A*'s own expansions, the beam's left out).
+  uint64_t beamExpansions = out.expansions;
+  constexpr uint64_t kFirstProbe = 8192;
+  uint64_t probeAt = kFirstProbe, probeFrom = 0;
+  double probeF = 0;
   std::vector<double> mem(kMemFields * reps);
   uint32_t goal = ~0u;
   while (!open.empty()) {
@@ -307,6 +313,29 @@ SearchOutcome AStar::run() {
       break;
     }
     bool stop = limits.maxExpansions && out.expansions >= limits.maxExpansions;
+    // The bound's rise over the last doubling of the expansions, four times
+    // over for the expansions left, still short of the incumbent: stop.
+    if (uint64_t done = out.expansions - beamExpansions;
+        !stop && limits.stopWhenHopeless && limits.maxExpansions &&
+        done >= probeAt) {
+      if (probeAt > kFirstProbe) {
+        double rate = (top.f - probeF) / double(done - probeFrom);
+        double left = double(limits.maxExpansions - out.expansions);
+        stop = out.hopeless = top.f + 4 * rate * left < incumbent;
+        if (stop && limits.progress)
+          limits.progress(
+              llvm::formatv("synthesis: search stopped after {0} expansions: "
+                            "its bound rose {1:e2} s per expansion, so the "
+                            "{2:f6} s to the best plan would not close in "
+                            "the {3} expansions left",
+                            out.expansions, rate, incumbent - top.f,
+                            uint64_t(left))
+                  .str());
+      }
+      probeF = top.f;
+      probeFrom = done;
+      probeAt = 2 * done;
+    }
     // Wall time and table size are checked at the first pop and every 256.
     if (!stop && (checks++ & 255) == 0) {
       double t = secondsSince(start);
@@ -394,10 +423,13 @@ SearchOutcome AStar::run() {
     out.cost = seed->cost;
     out.choices = seed->choices;
     out.peakMemory = seed->peakMemory;
+    // Seeds come improved (improvedSeedPlans; the beam's above): another
+    // improvement would mostly repeat the sweeps spent on them.
+    out.localOptimum = true;
   }
   // A stopped search's plan is improved locally (never worse; its cost is
   // replayed, so the gap below stays a proven bound).
-  if (out.capped && out.found)
+  if (out.capped && out.found && !out.localOptimum)
     improvePlan(space, out, limits.memoryPruning, kDefaultImproveSteps);
   out.stateBytes = std::max(out.stateBytes, tableBytes());
   if (!out.capped)
@@ -431,7 +463,9 @@ SearchOutcome weft::synth::searchAStar(SearchSpace &space,
     AStar first(space, limits, /*pareto=*/false);
     out = first.run();
     firstBytes = out.stateBytes;
-    if (!first.memoryPruned)
+    // A hopeless first run: the second, whose dominance prunes less,
+    // would be no nearer.
+    if (!first.memoryPruned || out.hopeless)
       return out;
   }
   SearchLimits rest = limits;

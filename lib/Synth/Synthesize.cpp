@@ -452,11 +452,15 @@ llvm::Expected<SynthResult> weft::synthesize(mlir::ModuleOp graph,
   if (!options.maxExpansions && options.timeLimitSeconds <= 0) {
     limits.maxExpansions = kDefaultMaxExpansions;
     limits.timeLimitSeconds = kDefaultTimeLimitSeconds;
+    limits.stopWhenHopeless = true;
   }
   limits.maxStateBytes =
       options.maxStateBytes ? options.maxStateBytes : kDefaultMaxStateBytes;
   limits.progress = options.progress;
-  double timeBudget = limits.timeLimitSeconds;
+  // --time-limit is shared by all rounds; the default backstop applies to
+  // each search alone, so that the expansion limits (not the clock) end
+  // default searches and their results are deterministic.
+  double timeBudget = options.timeLimitSeconds;
   auto dump = [&](llvm::StringRef stage, mlir::ModuleOp plan) {
     if (options.dump)
       options.dump(stage, plan);

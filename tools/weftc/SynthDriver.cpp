@@ -254,9 +254,10 @@ llvm::Error weft::synthesizeAndWrite(const SynthFlags &flags,
       return b.takeError();
     context.baselines.emplace_back(row.name, b->stepSeconds);
     os << llvm::formatv("  vs {0,-6} {1,10} ({2:F2}x; re-evaluated like the "
-                        "plan, with gradient-sync overlap)\n",
+                        "plan, with gradient-sync overlap{3})\n",
                         row.name, formatSeconds(b->stepSeconds),
-                        b->stepSeconds / estimate->stepSeconds);
+                        b->stepSeconds / estimate->stepSeconds,
+                        b->fits ? "" : "; does not fit in memory");
     double best =
         betterEstimate ? betterEstimate->stepSeconds : estimate->stepSeconds;
     if (b->fits && (b->stepSeconds < best || !estimate->fits)) {

@@ -39,6 +39,11 @@ struct SearchOutcome {
   double gap = 0;
   /// A limit stopped the search.
   bool capped = false;
+  /// The stop was limits.stopWhenHopeless (capped is set too).
+  bool hopeless = false;
+  /// improvePlan's last sweep over these choices changed nothing (another
+  /// local improvement would only repeat it).
+  bool localOptimum = false;
   /// Estimated peak bytes of the search's tables.
   uint64_t stateBytes = 0;
   /// The memoised search finished and gave this plan (false: plain A*).
@@ -61,6 +66,12 @@ struct SearchLimits {
   /// Prune states over memory capacity (false: find the best plan ignoring
   /// memory, to report the shortfall).
   bool memoryPruning = true;
+  /// Stop the plain A* early when, at four times the rate its bound rose
+  /// over the last doubling of its expansions, the bound would not reach
+  /// the incumbent within maxExpansions (docs/Synthesis.md "Hopeless
+  /// searches"). Judged on expansions only, so the stop is deterministic.
+  /// synthesize() sets it when no limit was given.
+  bool stopWhenHopeless = false;
   /// Called about once a second once a search has run for 1 s.
   std::function<void(llvm::StringRef)> progress;
   /// Incumbent plans (improvedSeedPlans), computed once by search() or

@@ -28,7 +28,8 @@ namespace weft {
 /// timeLimitSeconds (docs/Synthesis.md): the search stops there and returns
 /// its best plan with `capped` and the proven gap.
 constexpr uint64_t kDefaultMaxExpansions = 150000;
-/// Wall-clock backstop of the default budget, seconds, over all rounds.
+/// Wall-clock backstop of the default budget, seconds, for each search (the
+/// expansion limits and the hopeless-search stop normally end it first).
 constexpr double kDefaultTimeLimitSeconds = 20;
 /// Always applied unless SynthOptions::maxStateBytes says otherwise: the
 /// estimated bytes of the search's tables (about 2 GB of RSS).

@@ -330,3 +330,43 @@ TEST(EvaluatorTest, ClusterNodesCutIntoMeshNodes) {
 }
 
 } // namespace
+
+// Devices of one type split unevenly: each computes its own rows. Two Fast
+// devices on one node hold 16 and 48 of the 64 rows; the step takes the
+// 48-row device's 2·48·256·1024 forward + twice that backward = 75,497,472
+// FLOP / 1e13 = 7.5497472e-6 s (the 16-row device's third of it, had its
+// shard shapes been reused for the other device of its type).
+TEST(EvaluatorTest, DevicesOfOneTypePricedByTheirOwnShards) {
+  std::string cluster = kToyCluster;
+  cluster.replace(cluster.find("  - {name: a, type: Fast, devices: 1}"),
+                  std::string::npos,
+                  "  - {name: a, type: Fast, devices: 2, intra_bandwidth: "
+                  "10 GB/s}\n");
+  auto spec = parseClusterSpec(cluster, "toy-fast2.yaml");
+  ASSERT_TRUE(bool(spec)) << llvm::toString(spec.takeError());
+  mlir::MLIRContext ctx;
+  auto module = parsePlan(
+      ctx, R"(module attributes {spmd.mesh = #spmd.mesh<local = [2], classes = [
+    #spmd.device_class<type = "Fast", peak_gflops = 10000, memory_mb = 16000, nodes = [0]>]>,
+  spmd.segments = [#spmd.segment<id = 0, extent = 64, ratios = [0.5], sizes = [16, 48]>],
+  spmd.version = 1 : i64} {
+  func.func @main(%x: tensor<64x1024xf32> {spmd.dist = #spmd.dist<[id, gather(0, 0)]>}) -> tensor<64x256xf32> {
+    %w = spmd.parameter "w" {strategy = "replicated"} : tensor<1024x256xf32> -> #spmd.dist<[id, id]>
+    %h = spmd.local (%x, %w) {variant = "matmul.split-lhs-rows", dists = [#spmd.dist<[id, gather(0, 0)]>]} : (tensor<64x1024xf32>, tensor<1024x256xf32>) -> tensor<64x256xf32> {
+    ^bb0(%a: tensor<64x1024xf32>, %b: tensor<1024x256xf32>):
+      %m = graph.matmul %a, %b : (tensor<64x1024xf32>, tensor<1024x256xf32>) -> tensor<64x256xf32>
+      spmd.yield %m : tensor<64x256xf32>
+    }
+    return %h : tensor<64x256xf32>
+  }
+})");
+  ASSERT_TRUE(module);
+  auto estimate = evaluatePlan(*module, *spec);
+  ASSERT_TRUE(bool(estimate)) << llvm::toString(estimate.takeError());
+  ASSERT_FALSE(estimate->steps.empty());
+  EXPECT_NEAR(estimate->steps[0].computeSeconds, 7.5497472e-6, 1e-15);
+  // Each device keeps its own shard of x: 16 and 48 rows of 4 KiB.
+  ASSERT_EQ(estimate->memory.size(), 2u);
+  EXPECT_LT(estimate->memory[0].terms.activations,
+            estimate->memory[1].terms.activations);
+}
