@@ -169,44 +169,45 @@ void PlanEvaluator::priceCompute(Operation *op, mlir::Region *region,
     }
     transient[d] = std::max(transient[d], p.produced);
   };
-  std::map<std::pair<const DeviceType *, std::vector<int64_t>>, Priced> seen;
-  // A shard extent depends only on the device's coordinates on the axes
-  // that split the dim (MeshLayout::shardExtent): devices of one type that
-  // agree on every axis splitting an operand or result have the same shard
-  // shapes, and only the first of them computes them.
-  AxisMask split = 0;
+  // Devices of one type whose operands and results have the same shard
+  // shapes cost the same: the key is read from the layout's per-device
+  // extents (MeshLayout::shardExtents), and shapes are built only for the
+  // first device of each key.
+  struct Dim {
+    const int64_t *perDevice;
+    int64_t full;
+  };
+  llvm::SmallVector<Dim, 16> dims;
   if (region) {
-    auto splitting = [&](Value v) {
-      if (spmd::DistAttr dist = distOf(v))
-        for (auto [a, e] : llvm::enumerate(dist.getAxes()))
-          if (e.isGather())
-            split |= 1u << a;
+    auto dimsOf = [&](Value v) {
+      auto type = v.getType().cast<RankedTensorType>();
+      spmd::DistAttr dist = distOf(v);
+      for (unsigned i = 0; i < type.getRank(); ++i)
+        dims.push_back({dist ? layout.shardExtents(dist, i) : nullptr,
+                        type.getDimSize(i)});
     };
-    llvm::for_each(op->getOperands(), splitting);
-    llvm::for_each(op->getResults(), splitting);
+    llvm::for_each(op->getOperands(), dimsOf);
+    llvm::for_each(op->getResults(), dimsOf);
   }
-  std::map<std::vector<int64_t>, const Priced *> groups;
+  std::map<std::vector<int64_t>, Priced> seen;
+  std::vector<int64_t> key;
   for (unsigned d = 0; d < n; ++d) {
     const DeviceType &type = layout.typeOf(d);
-    std::vector<int64_t> group{int64_t(layout.meshClass(d))};
-    for (unsigned a = 0; a < layout.numAxes(); ++a)
-      if (split & (1u << a))
-        group.push_back(layout.coord(d, a));
-    auto [slot, newGroup] = groups.try_emplace(std::move(group), nullptr);
-    if (!newGroup) {
-      addPriced(*slot->second, d, backward);
+    key.assign(1, int64_t(layout.meshClass(d)));
+    for (const Dim &dim : dims)
+      key.push_back(dim.perDevice ? dim.perDevice[d] : dim.full);
+    auto [it, fresh] = seen.try_emplace(key);
+    Priced &p = it->second;
+    if (!fresh) {
+      addPriced(p, d, backward);
       continue;
     }
     llvm::DenseMap<Value, Shape> shapes;
-    std::vector<int64_t> key;
     if (region) {
       Operation *yield = region->front().getTerminator();
       auto shard = [&](Value inner, Value outer) {
-        Shape shape = layout.shardShape(
+        shapes[inner] = layout.shardShape(
             outer.getType().cast<RankedTensorType>(), distOf(outer), d);
-        key.insert(key.end(), shape.begin(), shape.end());
-        key.push_back(-1);
-        shapes[inner] = std::move(shape);
       };
       for (auto [arg, in] :
            llvm::zip(region->front().getArguments(), op->getOperands()))
@@ -215,56 +216,49 @@ void PlanEvaluator::priceCompute(Operation *op, mlir::Region *region,
            llvm::zip(yield->getOperands(), op->getResults()))
         shard(yielded, res);
     }
-    auto [it, fresh] = seen.try_emplace({&type, std::move(key)});
-    Priced &p = it->second;
-    if (fresh) {
-      auto shapeOf = [&](Value v) -> Shape {
-        if (auto it = shapes.find(v); it != shapes.end())
-          return it->second;
-        auto t = v.getType().cast<RankedTensorType>();
-        return Shape(t.getShape());
-      };
-      auto priceOne = [&](graph::CostOpInterface cop) {
-        graph::ShardShapes s;
-        for (Value v : cop->getOperands()) {
-          graph::TensorShape t = graph::TensorShape::of(v.getType());
-          t.dims = shapeOf(v);
-          s.operands.push_back(t);
-        }
-        for (Value r : cop->getResults()) {
-          if (!shapes.count(r))
-            shapes[r] = inferShard(r, shapes);
-          graph::TensorShape t = graph::TensorShape::of(r.getType());
-          t.dims = shapes[r];
-          s.results.push_back(t);
-          p.produced += double(t.numElements()) *
-                        elementBytes(r.getType().cast<RankedTensorType>());
-        }
-        OpCostTerms terms = costTermsOf(cop, s, options.dtype);
-        if (terms.forward.flops == 0 && terms.forward.bytes == 0)
-          return;
-        OpTime fwd =
-            opTime(type, options.dtype, terms.forward, options.profile);
-        p.forward += fwd.seconds;
-        ++p.timed;
-        p.measured += fwd.measured;
-        if (!backward)
-          return;
-        p.backward +=
-            opTime(type, options.dtype, terms.backward, options.profile)
-                .seconds;
-        // Recomputed: the forward runs again before the backward; what it
-        // saves lives only while its run is recomputed.
-        if (recomputing)
-          p.backward += fwd.seconds;
-        p.kept += terms.keptBytes;
-      };
-      if (region)
-        region->walk([&](graph::CostOpInterface cop) { priceOne(cop); });
-      else if (auto cop = llvm::dyn_cast<graph::CostOpInterface>(op))
-        priceOne(cop);
-    }
-    slot->second = &p;
+    auto shapeOf = [&](Value v) -> Shape {
+      if (auto it = shapes.find(v); it != shapes.end())
+        return it->second;
+      auto t = v.getType().cast<RankedTensorType>();
+      return Shape(t.getShape());
+    };
+    auto priceOne = [&](graph::CostOpInterface cop) {
+      graph::ShardShapes s;
+      for (Value v : cop->getOperands()) {
+        graph::TensorShape t = graph::TensorShape::of(v.getType());
+        t.dims = shapeOf(v);
+        s.operands.push_back(t);
+      }
+      for (Value r : cop->getResults()) {
+        if (!shapes.count(r))
+          shapes[r] = inferShard(r, shapes);
+        graph::TensorShape t = graph::TensorShape::of(r.getType());
+        t.dims = shapes[r];
+        s.results.push_back(t);
+        p.produced += double(t.numElements()) *
+                      elementBytes(r.getType().cast<RankedTensorType>());
+      }
+      OpCostTerms terms = costTermsOf(cop, s, options.dtype);
+      if (terms.forward.flops == 0 && terms.forward.bytes == 0)
+        return;
+      OpTime fwd = opTime(type, options.dtype, terms.forward, options.profile);
+      p.forward += fwd.seconds;
+      ++p.timed;
+      p.measured += fwd.measured;
+      if (!backward)
+        return;
+      p.backward +=
+          opTime(type, options.dtype, terms.backward, options.profile).seconds;
+      // Recomputed: the forward runs again before the backward; what it
+      // saves lives only while its run is recomputed.
+      if (recomputing)
+        p.backward += fwd.seconds;
+      p.kept += terms.keptBytes;
+    };
+    if (region)
+      region->walk([&](graph::CostOpInterface cop) { priceOne(cop); });
+    else if (auto cop = llvm::dyn_cast<graph::CostOpInterface>(op))
+      priceOne(cop);
     addPriced(p, d, backward);
   }
 }

@@ -114,6 +114,11 @@ int64_t MeshLayout::sizeOf(AxisMask axes) const {
 
 int64_t MeshLayout::shardExtent(mlir::RankedTensorType type, DistAttr dist,
                                 unsigned dim, unsigned d) const {
+  const int64_t *perDevice = shardExtents(dist, dim);
+  return perDevice ? perDevice[d] : type.getDimSize(dim);
+}
+
+const int64_t *MeshLayout::shardExtents(DistAttr dist, unsigned dim) const {
   AxisMask mask = 0;
   int64_t segment = -1;
   for (auto [a, entry] : llvm::enumerate(dist.getAxes()))
@@ -123,7 +128,7 @@ int64_t MeshLayout::shardExtent(mlir::RankedTensorType type, DistAttr dist,
     }
   auto share = shares.find(segment);
   if (!mask || share == shares.end())
-    return type.getDimSize(dim);
+    return nullptr;
   auto [it, inserted] = extents.try_emplace({segment, mask});
   if (inserted) {
     // Summing over the devices that agree on the split axes: those are the
@@ -143,7 +148,7 @@ int64_t MeshLayout::shardExtent(mlir::RankedTensorType type, DistAttr dist,
       out[x] = std::max<int64_t>(0, std::llround(sum));
     }
   }
-  return it->second[d];
+  return it->second.data();
 }
 
 llvm::SmallVector<int64_t, 4>

@@ -461,12 +461,12 @@ SearchOutcome weft::synth::search(SearchSpace &space,
     return search(space, shared);
   }
   auto start = Clock::now();
-  // The memoised search gets half of each limit; the rest is the plain
-  // A*'s when it has to run.
-  // With stopWhenHopeless (default limits) a quarter: a memo that does not
-  // finish early rarely finishes at all.
+  // The memoised search gets half of each limit (an eighth of the
+  // expansions with stopWhenHopeless, the default budget: a memo that does
+  // not finish early rarely finishes at all); the rest is the plain A*'s
+  // when it has to run.
   SearchLimits half = limits;
-  half.maxExpansions = limits.stopWhenHopeless ? (limits.maxExpansions + 3) / 4
+  half.maxExpansions = limits.stopWhenHopeless ? (limits.maxExpansions + 7) / 8
                                                : (limits.maxExpansions + 1) / 2;
   half.timeLimitSeconds = limits.timeLimitSeconds / 2;
   half.maxStateBytes = limits.maxStateBytes / 2;

@@ -46,8 +46,16 @@ struct SearchSpace::Impl {
   std::unique_ptr<CollectivePricer> pricer;
   std::vector<mlir::RankedTensorType> types;
   llvm::DenseMap<mlir::Type, unsigned> typeIds;
-  std::map<std::tuple<unsigned, DistId, DistId, bool, bool>, RelayoutCost>
-      relayouts;
+  /// Relayouts by (type, from, to, gradient, ZeRO-3); node-based, so the
+  /// references handed out stay valid.
+  using RelayoutKey = std::tuple<unsigned, DistId, DistId, bool, bool>;
+  struct RelayoutHash {
+    size_t operator()(const RelayoutKey &k) const {
+      return llvm::hash_combine(std::get<0>(k), std::get<1>(k), std::get<2>(k),
+                                std::get<3>(k), std::get<4>(k));
+    }
+  };
+  std::unordered_map<RelayoutKey, RelayoutCost, RelayoutHash> relayouts;
 
   double elementBytes(mlir::RankedTensorType type) const {
     if (type.getElementType().isa<mlir::FloatType>())

@@ -77,6 +77,20 @@ double SearchSpace::useBound(unsigned value, unsigned use, HeldId held) {
   return best;
 }
 
+double SearchSpace::dearestUse(unsigned value, unsigned k, HeldId held) {
+  auto memoKey = pack(value, k, held);
+  if (memoKey)
+    if (auto it = chains.dearest.find(*memoKey); it != chains.dearest.end())
+      return it->second;
+  llvm::ArrayRef<unsigned> uses = values[value].uses;
+  double most = 0;
+  for (unsigned i = k; i < uses.size(); ++i)
+    most = std::max(most, useBound(value, uses[i], held));
+  if (memoKey)
+    chains.dearest[*memoKey] = most;
+  return most;
+}
+
 double SearchSpace::heuristic(unsigned p, const StateKey &key) {
   if (chains.chainH.empty() || p >= numPositions())
     return heuristic(p);
@@ -91,11 +105,9 @@ double SearchSpace::heuristic(unsigned p, const StateKey &key) {
       chain += entryBound(unsigned(q), v, key[k]) - chains.suffix[q];
       continue;
     }
-    double most = 0;
-    for (unsigned u : info.uses)
-      if (u >= p)
-        most = std::max(most, useBound(v, u, key[k]));
-    chain += most;
+    unsigned first = std::lower_bound(info.uses.begin(), info.uses.end(), p) -
+                     info.uses.begin();
+    chain += dearestUse(v, first, key[k]);
   }
   return std::max(chains.otherH[p], chain);
 }

@@ -65,6 +65,10 @@ public:
   /// `dist` on mesh device `d`.
   int64_t shardExtent(mlir::RankedTensorType type, spmd::DistAttr dist,
                       unsigned dim, unsigned d) const;
+  /// Dim `dim`'s shard extent on every mesh device (indexed by device), or
+  /// null when `dist` does not split it (every device holds the whole
+  /// extent). The array stays valid as long as the layout.
+  const int64_t *shardExtents(spmd::DistAttr dist, unsigned dim) const;
   /// Every dim's shard extent.
   llvm::SmallVector<int64_t, 4> shardShape(mlir::RankedTensorType type,
                                            spmd::DistAttr dist,

@@ -30,12 +30,14 @@
 #include "weft/Eval/Evaluator.h"
 #include "weft/Spmd/Duals.h"
 #include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/Hashing.h"
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/Support/Error.h"
 #include <map>
 #include <memory>
 #include <optional>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 namespace weft {
@@ -333,6 +335,15 @@ public:
     bool operator<(const HeldSet &o) const {
       return std::tie(tag, dists) < std::tie(o.tag, o.dists);
     }
+    bool operator==(const HeldSet &o) const {
+      return tag == o.tag && dists == o.dists;
+    }
+    struct Hash {
+      size_t operator()(const HeldSet &s) const {
+        return llvm::hash_combine(
+            s.tag, llvm::hash_combine_range(s.dists.begin(), s.dists.end()));
+      }
+    };
   };
   const HeldSet &held(HeldId id) const { return heldSets[id]; }
   HeldId internHeld(const HeldSet &s);
@@ -348,7 +359,8 @@ public:
   /// Mesh devices standing for the others, and how many each stands for.
   std::vector<unsigned> repDevices, repWeight;
   /// Storage options of leaves at first use, memoised by (value, use dist).
-  std::map<std::pair<unsigned, DistId>, std::vector<StorageOption>> storage;
+  llvm::DenseMap<std::pair<unsigned, DistId>, std::vector<StorageOption>>
+      storage;
 
   /// Cost tables and pricing state (lib/Synth).
   struct Impl;
@@ -359,7 +371,7 @@ private:
   std::vector<spmd::DistAttr> dists;
   llvm::DenseMap<mlir::Attribute, DistId> distIds;
   std::vector<HeldSet> heldSets;
-  std::map<HeldSet, HeldId> heldIds;
+  std::unordered_map<HeldSet, HeldId, HeldSet::Hash> heldIds;
   std::vector<llvm::SmallVector<unsigned, 8>> liveAt;
   RepVector capacity_;
   bool recompute_ = false;
@@ -383,11 +395,14 @@ private:
     std::vector<double> chainH, otherH;
     /// Per value: the op its chain edge enters, or -1.
     std::vector<int> consumer;
-    /// Memoised terms: (op or value/use, held set) -> seconds.
-    llvm::DenseMap<uint64_t, double> entry, use;
+    /// Memoised terms: (op or value/use or value/use index, held set) ->
+    /// seconds.
+    llvm::DenseMap<uint64_t, double> entry, use, dearest;
   } chains;
   double entryBound(unsigned q, unsigned value, HeldId held);
   double useBound(unsigned value, unsigned use, HeldId held);
+  /// The largest useBound over the value's uses from index `k` on.
+  double dearestUse(unsigned value, unsigned k, HeldId held);
   std::vector<RepVector> memoryFloor_;
   /// Per value and use index k: the sorted distributions any option of a
   /// use at index >= k may require of it (held distributions outside this
