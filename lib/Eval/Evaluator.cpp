@@ -27,13 +27,11 @@ void PlanEvaluator::priceAlong(Collective kind, AxisMask axes,
   for (unsigned d = 0; d < n; ++d) {
     if (done[d])
       continue;
-    llvm::SmallVector<unsigned> group = layout.groupAlong(d, axes);
-    llvm::SmallVector<unsigned> cluster;
+    llvm::ArrayRef<unsigned> group = layout.groupOf(d, axes);
+    llvm::ArrayRef<unsigned> cluster = layout.clusterGroupOf(d, axes);
     llvm::SmallVector<double> bytes;
-    for (unsigned y : group) {
-      cluster.push_back(layout.clusterDevice(y));
+    for (unsigned y : group)
       bytes.push_back(bytesOf(y));
-    }
     double t = pricer.seconds(kind, cluster, bytes, variant);
     for (unsigned y : group) {
       into[y] += t;

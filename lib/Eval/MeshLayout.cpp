@@ -3,6 +3,7 @@
 #include "weft/Eval/MeshLayout.h"
 #include "weft/Support/Error.h"
 #include <cmath>
+#include <map>
 
 using namespace weft;
 using namespace weft::spmd;
@@ -94,6 +95,42 @@ llvm::SmallVector<unsigned> MeshLayout::groupAlong(unsigned d,
       group.push_back(y);
   }
   return group;
+}
+
+const MeshLayout::Groups &MeshLayout::groupsAlong(AxisMask axes) const {
+  auto [it, inserted] = groups.try_emplace(axes);
+  Groups &g = it->second;
+  if (!inserted)
+    return g;
+  // Devices agreeing on every axis outside `axes` share a group.
+  std::map<llvm::SmallVector<int64_t, 4>, unsigned> byOutside;
+  g.index.resize(numDevices_);
+  for (unsigned d = 0; d < numDevices_; ++d) {
+    llvm::SmallVector<int64_t, 4> outside;
+    for (unsigned a = 0; a < numAxes(); ++a)
+      if (!(axes & (1u << a)))
+        outside.push_back(coords[d][a]);
+    auto [slot, fresh] = byOutside.try_emplace(outside, g.members.size());
+    if (fresh) {
+      g.members.emplace_back();
+      g.clusterMembers.emplace_back();
+    }
+    g.index[d] = slot->second;
+    g.members[slot->second].push_back(d);
+    g.clusterMembers[slot->second].push_back(toCluster[d]);
+  }
+  return g;
+}
+
+llvm::ArrayRef<unsigned> MeshLayout::groupOf(unsigned d, AxisMask axes) const {
+  const Groups &g = groupsAlong(axes);
+  return g.members[g.index[d]];
+}
+
+llvm::ArrayRef<unsigned> MeshLayout::clusterGroupOf(unsigned d,
+                                                    AxisMask axes) const {
+  const Groups &g = groupsAlong(axes);
+  return g.clusterMembers[g.index[d]];
 }
 
 llvm::SmallVector<unsigned> MeshLayout::clusterGroupAlong(unsigned d,

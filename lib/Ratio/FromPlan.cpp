@@ -366,13 +366,11 @@ void PlanPricer::priceAlong(Collective kind, AxisMask axes,
   for (unsigned d = 0; d < n; ++d) {
     if (done[d])
       continue;
-    llvm::SmallVector<unsigned> group = layout.groupAlong(d, axes);
-    llvm::SmallVector<unsigned> cluster;
+    llvm::ArrayRef<unsigned> group = layout.groupOf(d, axes);
+    llvm::ArrayRef<unsigned> cluster = layout.clusterGroupOf(d, axes);
     std::vector<LinearCost> bytes;
-    for (unsigned y : group) {
-      cluster.push_back(layout.clusterDevice(y));
+    for (unsigned y : group)
       bytes.push_back(bytesOf(y));
-    }
     const Form &t = collectives.time(kind, cluster, bytes, choice);
     for (unsigned y : group) {
       into[y].add(t);

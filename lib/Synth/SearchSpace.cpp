@@ -81,12 +81,11 @@ struct SearchSpace::Impl {
                     CollectiveVariant variant = {}) {
     if (layout->sizeOf(axes) <= 1 || !spmd::communicates(kind))
       return 0;
-    llvm::SmallVector<unsigned> cluster, group = layout->groupAlong(rep, axes);
+    llvm::ArrayRef<unsigned> group = layout->groupOf(rep, axes);
+    llvm::ArrayRef<unsigned> cluster = layout->clusterGroupOf(rep, axes);
     llvm::SmallVector<double> bytes;
-    for (unsigned y : group) {
-      cluster.push_back(layout->clusterDevice(y));
+    for (unsigned y : group)
       bytes.push_back(bytesOf(y));
-    }
     return pricer->seconds(kind, cluster, bytes, variant);
   }
 };

@@ -55,6 +55,11 @@ public:
   /// Mesh devices that agree with `d` on every axis outside `axes`, in
   /// ascending (node-major) order: the group of a collective along `axes`.
   llvm::SmallVector<unsigned> groupAlong(unsigned d, AxisMask axes) const;
+  /// The same group, from a table built once per `axes` (valid as long as
+  /// the layout): the pricers' per-collective loops use it.
+  llvm::ArrayRef<unsigned> groupOf(unsigned d, AxisMask axes) const;
+  /// groupOf as cluster device ids.
+  llvm::ArrayRef<unsigned> clusterGroupOf(unsigned d, AxisMask axes) const;
   /// The same group as cluster device ids.
   llvm::SmallVector<unsigned> clusterGroupAlong(unsigned d,
                                                 AxisMask axes) const;
@@ -83,6 +88,14 @@ private:
   std::vector<unsigned> toCluster, classOf;
   /// Per-device shares of each segment (integer sizes or ratio x extent).
   llvm::DenseMap<int64_t, std::vector<double>> shares;
+  /// The groups along each set of axes: per device its group's index, and
+  /// per group its members (mesh and cluster ids), built on demand.
+  struct Groups {
+    std::vector<unsigned> index;
+    std::vector<std::vector<unsigned>> members, clusterMembers;
+  };
+  const Groups &groupsAlong(AxisMask axes) const;
+  mutable llvm::DenseMap<AxisMask, Groups> groups;
   /// Shard extents per (segment, axes), one per device, computed on demand.
   mutable llvm::DenseMap<std::pair<int64_t, AxisMask>, std::vector<int64_t>>
       extents;
