@@ -151,13 +151,15 @@ static Shape inferShard(Value result,
 
 void PlanEvaluator::priceCompute(Operation *op, mlir::Region *region,
                                  bool backward) {
-  // What one device's compute costs; devices of one type with the same
-  // shard shapes cost the same, so each such key is priced once.
+  // What one device's compute costs. Devices of one class whose operands
+  // and results have the same shard shapes cost the same: the key is read
+  // from the layout's per-device extents (MeshLayout::shardExtents), and
+  // shapes are built and priced only for the first device of each key.
   struct Priced {
     double forward = 0, backward = 0, kept = 0, produced = 0;
     unsigned timed = 0, measured = 0;
   };
-  auto addPriced = [&](const Priced &p, unsigned d, bool backward) {
+  auto addPriced = [&](const Priced &p, unsigned d) {
     step.forward[d] += p.forward;
     out.timedOps += p.timed;
     out.measuredOps += p.measured;
@@ -167,10 +169,6 @@ void PlanEvaluator::priceCompute(Operation *op, mlir::Region *region,
     }
     transient[d] = std::max(transient[d], p.produced);
   };
-  // Devices of one type whose operands and results have the same shard
-  // shapes cost the same: the key is read from the layout's per-device
-  // extents (MeshLayout::shardExtents), and shapes are built only for the
-  // first device of each key.
   struct Dim {
     const int64_t *perDevice;
     int64_t full;
@@ -197,7 +195,7 @@ void PlanEvaluator::priceCompute(Operation *op, mlir::Region *region,
     auto [it, fresh] = seen.try_emplace(key);
     Priced &p = it->second;
     if (!fresh) {
-      addPriced(p, d, backward);
+      addPriced(p, d);
       continue;
     }
     llvm::DenseMap<Value, Shape> shapes;
@@ -257,7 +255,7 @@ void PlanEvaluator::priceCompute(Operation *op, mlir::Region *region,
       region->walk([&](graph::CostOpInterface cop) { priceOne(cop); });
     else if (auto cop = llvm::dyn_cast<graph::CostOpInterface>(op))
       priceOne(cop);
-    addPriced(p, d, backward);
+    addPriced(p, d);
   }
 }
 

@@ -83,20 +83,6 @@ const DeviceType &MeshLayout::typeOf(unsigned d) const {
   return spec->typeOf(toCluster[d]);
 }
 
-llvm::SmallVector<unsigned> MeshLayout::groupAlong(unsigned d,
-                                                   AxisMask axes) const {
-  llvm::SmallVector<unsigned> group;
-  for (unsigned y = 0; y < numDevices_; ++y) {
-    bool same = true;
-    for (unsigned a = 0; a < numAxes() && same; ++a)
-      if (!(axes & (1u << a)))
-        same = coords[y][a] == coords[d][a];
-    if (same)
-      group.push_back(y);
-  }
-  return group;
-}
-
 const MeshLayout::Groups &MeshLayout::groupsAlong(AxisMask axes) const {
   auto [it, inserted] = groups.try_emplace(axes);
   Groups &g = it->second;
@@ -131,14 +117,6 @@ llvm::ArrayRef<unsigned> MeshLayout::clusterGroupOf(unsigned d,
                                                     AxisMask axes) const {
   const Groups &g = groupsAlong(axes);
   return g.clusterMembers[g.index[d]];
-}
-
-llvm::SmallVector<unsigned> MeshLayout::clusterGroupAlong(unsigned d,
-                                                          AxisMask axes) const {
-  llvm::SmallVector<unsigned> group = groupAlong(d, axes);
-  for (unsigned &y : group)
-    y = toCluster[y];
-  return group;
 }
 
 int64_t MeshLayout::sizeOf(AxisMask axes) const {

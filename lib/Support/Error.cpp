@@ -8,13 +8,16 @@ using namespace weft;
 
 char WeftError::ID = 0;
 
-bool weft::isMemoryShortfall(llvm::Error &err, double *overflow) {
+bool weft::isMemoryShortfall(llvm::Error &err, double *overflow,
+                             std::string *message) {
   bool memory = false;
   err = llvm::handleErrors(std::move(err),
                            [&](std::unique_ptr<WeftError> e) -> llvm::Error {
                              memory = e->isMemoryShortfall();
                              if (memory && overflow)
                                *overflow = e->getOverflow();
+                             if (memory && message)
+                               *message = e->getMessage();
                              return llvm::Error(std::move(e));
                            });
   return memory;

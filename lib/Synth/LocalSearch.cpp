@@ -69,7 +69,8 @@ public:
       // Back on the plan's own state: the rest of the plan costs what it
       // costs now, and with no more memory of any kind it fits as it does
       // (a tally only grows, monotonically in each field).
-      if (key == prefix.keys[q + 1] && noMore(memory, prefix.memory[q + 1])) {
+      if (key == prefix.keys[q + 1] &&
+          (!memoryPruning || memory.atMost(prefix.memory[q + 1]))) {
         double total = g + (prefix.g[end] - prefix.g[q + 1]);
         if (total >= bound)
           return std::nullopt;
@@ -77,16 +78,6 @@ public:
       }
     }
     return g;
-  }
-
-  bool noMore(const MemoryTally &a, const MemoryTally &b) const {
-    if (!memoryPruning)
-      return true;
-    for (unsigned i = 0; i < reps; ++i)
-      if (a.committed[i] > b.committed[i] || a.transient[i] > b.transient[i] ||
-          a.run[i] > b.run[i])
-        return false;
-    return true;
   }
 
   bool fits(const MemoryTally &memory) const {
@@ -124,8 +115,7 @@ uint64_t weft::synth::improvePlan(SearchSpace &space, SearchOutcome &plan,
   double cost = im.prefix.g[end];
   // Sweeps until one changes nothing (or the budget ends); a change must
   // gain more than rounding.
-  bool changed = true;
-  while (changed && !im.exhausted()) {
+  for (bool changed = true; changed && !im.exhausted();) {
     changed = false;
     for (unsigned p = 0; p < end && !im.exhausted(); ++p) {
       std::optional<StepChoice> best;
@@ -148,16 +138,12 @@ uint64_t weft::synth::improvePlan(SearchSpace &space, SearchOutcome &plan,
       changed = true;
     }
   }
-  bool converged = !changed && !im.exhausted();
   if (cost < plan.cost) {
-    plan.localOptimum = converged;
     plan.cost = cost;
     plan.choices = std::move(choices);
     plan.peakMemory.clear();
     for (unsigned i = 0; i < reps; ++i)
       plan.peakMemory.push_back(im.prefix.memory[end].peak(i));
-  } else if (choices == plan.choices) {
-    plan.localOptimum = converged;
   }
   return im.steps;
 }
@@ -165,7 +151,13 @@ uint64_t weft::synth::improvePlan(SearchSpace &space, SearchOutcome &plan,
 std::vector<SearchOutcome> weft::synth::improvedSeedPlans(SearchSpace &space,
                                                           bool memoryPruning,
                                                           uint64_t maxSteps) {
-  std::vector<SearchOutcome> seeds = seedPlans(space, memoryPruning);
+  return improveSeeds(space, seedPlans(space, memoryPruning), memoryPruning,
+                      maxSteps);
+}
+
+std::vector<SearchOutcome>
+weft::synth::improveSeeds(SearchSpace &space, std::vector<SearchOutcome> seeds,
+                          bool memoryPruning, uint64_t maxSteps) {
   llvm::stable_sort(seeds, [](const SearchOutcome &a, const SearchOutcome &b) {
     return a.cost < b.cost;
   });

@@ -407,6 +407,7 @@ SearchOutcome AStar::run() {
     });
   }
   uint32_t best = ~0u;
+  bool fromSeed = false;
   if (goal != ~0u && nodes[goal].g <= incumbent * (1 + 1e-12))
     best = goal;
   else
@@ -423,13 +424,13 @@ SearchOutcome AStar::run() {
     out.cost = seed->cost;
     out.choices = seed->choices;
     out.peakMemory = seed->peakMemory;
-    // Seeds come improved (improvedSeedPlans; the beam's above): another
-    // improvement would mostly repeat the sweeps spent on them.
-    out.localOptimum = true;
+    fromSeed = true;
   }
   // A stopped search's plan is improved locally (never worse; its cost is
-  // replayed, so the gap below stays a proven bound).
-  if (out.capped && out.found && !out.localOptimum)
+  // replayed, so the gap below stays a proven bound), unless it is a seed:
+  // seeds come improved (improvedSeedPlans; the beam's above), and another
+  // improvement would mostly repeat the sweeps spent on them.
+  if (out.capped && out.found && !fromSeed)
     improvePlan(space, out, limits.memoryPruning, kDefaultImproveSteps);
   out.stateBytes = std::max(out.stateBytes, tableBytes());
   if (!out.capped)

@@ -356,9 +356,12 @@ searchRound(mlir::ModuleOp graph, const ClusterSpec &spec,
           formatBytes(need - space.capacity()[r]));
     }
   }
+  // The seeds, unimproved (scored by the evaluator below) and improved (the
+  // search's incumbents).
+  std::vector<SearchOutcome> seeds = seedPlans(space, limits.memoryPruning);
   SearchLimits own = limits;
   own.seeds = std::make_shared<const std::vector<SearchOutcome>>(
-      improvedSeedPlans(space, limits.memoryPruning));
+      improveSeeds(space, seeds, limits.memoryPruning));
   clock.lap("seed plans and their local improvement");
   // The caller answers this one with another round, so it names no device.
   if (giveUp && own.seeds->empty()) {
@@ -389,9 +392,8 @@ searchRound(mlir::ModuleOp graph, const ClusterSpec &spec,
   // The evaluator is the only scorer: where the search's pricing and the
   // scored plan disagree (docs/Synthesis.md "The plan"), the seeds
   // (seedPlans), scored by the evaluator too, are kept when they are
-  // better. Rebuilding them here costs little: all six seed passes of
-  // BERT-12 on hap-64, space included, take 0.18 s (SynthBench.Seeds).
-  for (SearchOutcome &seed : seedPlans(space, limits.memoryPruning)) {
+  // better.
+  for (SearchOutcome &seed : seeds) {
     if (seed.choices == round.found.choices)
       continue;
     auto other = buildAndScore(seed.choices);

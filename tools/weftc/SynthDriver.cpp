@@ -16,6 +16,19 @@
 using namespace weft;
 namespace cl = llvm::cl;
 
+/// --max-expansions's help, with the default budget it replaces.
+static llvm::StringRef maxExpansionsHelp() {
+  static const std::string help =
+      llvm::formatv("Stop the search after N expansions; the best plan found "
+                    "is written with capped: true (exit 2 if none). Without "
+                    "this flag and --time-limit: {0} per search, stopped "
+                    "earlier when its bound cannot reach the best plan in "
+                    "time (docs/Synthesis.md)",
+                    kDefaultMaxExpansions)
+          .str();
+  return help;
+}
+
 SynthFlags::SynthFlags(cl::OptionCategory &category)
     : heuristic("heuristic",
                 cl::desc("A* heuristic: admissible (default; each remaining "
@@ -53,10 +66,7 @@ SynthFlags::SynthFlags(cl::OptionCategory &category)
                 cl::desc("Stop the search after S seconds of wall time and "
                          "keep the best plan found (exit 2 if none)"),
                 cl::value_desc("S"), cl::init(0), cl::cat(category)),
-      maxExpansions("max-expansions",
-                    cl::desc("Stop the search after N expansions; the best "
-                             "plan found is written with capped: true "
-                             "(exit 2 if none)"),
+      maxExpansions("max-expansions", cl::desc(maxExpansionsHelp()),
                     cl::value_desc("N"), cl::init(0), cl::cat(category)),
       searchMemory("search-memory",
                    cl::desc("Stop a search whose tables (states, open list) "
@@ -195,13 +205,8 @@ llvm::Error weft::synthesizeAndWrite(const SynthFlags &flags,
     if (!result) {
       llvm::Error err = result.takeError();
       double overflow = 0;
-      if (cache && !clocked && isMemoryShortfall(err, &overflow)) {
-        std::string message;
-        err = llvm::handleErrors(
-            std::move(err), [&](std::unique_ptr<WeftError> e) -> llvm::Error {
-              message = e->getMessage();
-              return llvm::Error(std::move(e));
-            });
+      std::string message;
+      if (cache && !clocked && isMemoryShortfall(err, &overflow, &message)) {
         if (auto serr = cache->storeShortfall(message, overflow))
           llvm::errs() << "weftc: warning: plan cache: "
                        << llvm::toString(std::move(serr)) << "\n";

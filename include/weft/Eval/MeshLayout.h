@@ -53,16 +53,11 @@ public:
   spmd::MeshAttr mesh() const { return meshAttr; }
 
   /// Mesh devices that agree with `d` on every axis outside `axes`, in
-  /// ascending (node-major) order: the group of a collective along `axes`.
-  llvm::SmallVector<unsigned> groupAlong(unsigned d, AxisMask axes) const;
-  /// The same group, from a table built once per `axes` (valid as long as
-  /// the layout): the pricers' per-collective loops use it.
+  /// ascending (node-major) order: the group of a collective along `axes`
+  /// (from a table built once per `axes`, valid as long as the layout).
   llvm::ArrayRef<unsigned> groupOf(unsigned d, AxisMask axes) const;
-  /// groupOf as cluster device ids.
-  llvm::ArrayRef<unsigned> clusterGroupOf(unsigned d, AxisMask axes) const;
   /// The same group as cluster device ids.
-  llvm::SmallVector<unsigned> clusterGroupAlong(unsigned d,
-                                                AxisMask axes) const;
+  llvm::ArrayRef<unsigned> clusterGroupOf(unsigned d, AxisMask axes) const;
   /// Product of the sizes of `axes`.
   int64_t sizeOf(AxisMask axes) const;
 

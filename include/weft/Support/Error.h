@@ -68,8 +68,10 @@ llvm::Error memoryError(double overflow, const char *fmt, Ts &&...vals) {
 }
 
 /// Whether `err` is a memory shortfall (memoryError), and then its
-/// overflow in `overflow` when given; `err` keeps its payload.
-bool isMemoryShortfall(llvm::Error &err, double *overflow = nullptr);
+/// overflow in `overflow` and its message in `message` when given; `err`
+/// keeps its payload.
+bool isMemoryShortfall(llvm::Error &err, double *overflow = nullptr,
+                       std::string *message = nullptr);
 
 /// Prints `tool: error: <message>` to stderr and returns the exit code the
 /// error carries (ExitInternal for errors that are not WeftErrors).

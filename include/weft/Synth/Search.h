@@ -41,9 +41,6 @@ struct SearchOutcome {
   bool capped = false;
   /// The stop was limits.stopWhenHopeless (capped is set too).
   bool hopeless = false;
-  /// improvePlan's last sweep over these choices changed nothing (another
-  /// local improvement would only repeat it).
-  bool localOptimum = false;
   /// Estimated peak bytes of the search's tables.
   uint64_t stateBytes = 0;
   /// The memoised search finished and gave this plan (false: plain A*).
@@ -134,6 +131,12 @@ constexpr uint64_t kDefaultImproveSteps = 10'000'000;
 std::vector<SearchOutcome>
 improvedSeedPlans(SearchSpace &space, bool memoryPruning = true,
                   uint64_t maxSteps = kDefaultImproveSteps);
+/// `seeds` (seedPlans of `space`) improved as improvedSeedPlans does, for a
+/// caller that keeps the unimproved seeds too.
+std::vector<SearchOutcome>
+improveSeeds(SearchSpace &space, std::vector<SearchOutcome> seeds,
+             bool memoryPruning = true,
+             uint64_t maxSteps = kDefaultImproveSteps);
 
 /// Plain A* over the whole program.
 SearchOutcome searchAStar(SearchSpace &space, const SearchLimits &limits);

@@ -294,15 +294,19 @@ TEST(EvaluatorTest, MeshMustMatchCluster) {
             "has 2 nodes and cuts into 2 such");
 }
 
+/// kToyCluster's device types with `nodes` (YAML list items) as its nodes.
+llvm::Expected<ClusterSpec> toyClusterWithNodes(llvm::StringRef nodes) {
+  std::string cluster = kToyCluster;
+  cluster.replace(cluster.find("nodes:\n") + 7, std::string::npos, nodes);
+  return parseClusterSpec(cluster, "toy-nodes.yaml");
+}
+
 TEST(EvaluatorTest, ClusterNodesCutIntoMeshNodes) {
   // A node of two Fast devices and one of one Slow device: a mesh of one
   // device per node has three nodes, the first two on cluster node a.
-  std::string cluster = kToyCluster;
-  cluster.replace(
-      cluster.find("{name: a, type: Fast, devices: 1}"),
-      std::string("{name: a, type: Fast, devices: 1}").size(),
-      "{name: a, type: Fast, devices: 2, intra_bandwidth: 10 GB/s}");
-  auto spec = parseClusterSpec(cluster, "toy-3.yaml");
+  auto spec = toyClusterWithNodes(
+      "  - {name: a, type: Fast, devices: 2, intra_bandwidth: 10 GB/s}\n"
+      "  - {name: b, type: Slow, devices: 1}\n");
   ASSERT_TRUE(bool(spec)) << llvm::toString(spec.takeError());
   mlir::MLIRContext ctx;
   auto module = parsePlan(
@@ -337,12 +341,8 @@ TEST(EvaluatorTest, ClusterNodesCutIntoMeshNodes) {
 // FLOP / 1e13 = 7.5497472e-6 s (the 16-row device's third of it, had its
 // shard shapes been reused for the other device of its type).
 TEST(EvaluatorTest, DevicesOfOneTypePricedByTheirOwnShards) {
-  std::string cluster = kToyCluster;
-  cluster.replace(cluster.find("  - {name: a, type: Fast, devices: 1}"),
-                  std::string::npos,
-                  "  - {name: a, type: Fast, devices: 2, intra_bandwidth: "
-                  "10 GB/s}\n");
-  auto spec = parseClusterSpec(cluster, "toy-fast2.yaml");
+  auto spec = toyClusterWithNodes(
+      "  - {name: a, type: Fast, devices: 2, intra_bandwidth: 10 GB/s}\n");
   ASSERT_TRUE(bool(spec)) << llvm::toString(spec.takeError());
   mlir::MLIRContext ctx;
   auto module = parsePlan(

@@ -551,20 +551,18 @@ TEST(SynthTest, HopelessSearchStopsEarlyAndClosableOneFinishes) {
   // cap; a search whose bound closes is left to finish. 24 blocks on a
   // 2 x 2 mesh: the admissible A* closes in about 25,000 expansions (past
   // the first probes at 8,192 and 16,384), uniform cost in about 133,000.
-  ClusterSpec spec = cluster(2, 2);
   mlir::MLIRContext ctx;
-  auto graph = parsePlan(ctx, repeatedBlocks(24));
-  ASSERT_TRUE(graph);
-  auto space = SearchSpace::build(*graph, spec, {});
-  ASSERT_TRUE(bool(space));
+  ParsedSpace parsed = parseSpace(ctx, repeatedBlocks(24), cluster(2, 2));
+  ASSERT_TRUE(parsed.space) << parsed.error;
+  SearchSpace &space = *parsed.space;
   SearchLimits limits;
   limits.memo = false;
   limits.maxExpansions = 400000;
-  SearchOutcome optimum = search(**space, limits);
+  SearchOutcome optimum = search(space, limits);
   ASSERT_FALSE(optimum.capped);
   ASSERT_GT(optimum.expansions, 16384u);
   limits.stopWhenHopeless = true;
-  SearchOutcome closed = search(**space, limits);
+  SearchOutcome closed = search(space, limits);
   EXPECT_FALSE(closed.hopeless);
   EXPECT_FALSE(closed.capped);
   EXPECT_EQ(closed.expansions, optimum.expansions);
@@ -575,18 +573,18 @@ TEST(SynthTest, HopelessSearchStopsEarlyAndClosableOneFinishes) {
   limits.admissible = false;
   limits.maxExpansions = 40000;
   limits.stopWhenHopeless = false;
-  SearchOutcome capped = search(**space, limits);
+  SearchOutcome capped = search(space, limits);
   EXPECT_TRUE(capped.capped);
   EXPECT_FALSE(capped.hopeless);
   limits.stopWhenHopeless = true;
-  SearchOutcome stopped = search(**space, limits);
+  SearchOutcome stopped = search(space, limits);
   EXPECT_TRUE(stopped.hopeless);
   EXPECT_TRUE(stopped.capped);
   EXPECT_LT(stopped.expansions, capped.expansions);
   ASSERT_TRUE(stopped.found);
   EXPECT_GE(stopped.cost, optimum.cost * (1 - 1e-12));
   EXPECT_GT(stopped.gap, 0);
-  auto replayed = replay(**space, stopped.choices);
+  auto replayed = replay(space, stopped.choices);
   ASSERT_TRUE(replayed.has_value());
   EXPECT_NEAR(*replayed, stopped.cost, 1e-9 * stopped.cost);
 }
