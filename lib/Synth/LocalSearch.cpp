@@ -16,11 +16,16 @@ using namespace weft;
 using namespace weft::synth;
 
 namespace {
-/// The plan's state before each position (prefix replay).
+/// The plan's state before each position (prefix replay), and what the
+/// plan's steps from each position on do to memory.
 struct Prefix {
   std::vector<StateKey> keys;
   std::vector<double> g;
   std::vector<MemoryTally> memory;
+  /// The plan's step at each position (its key moved to `keys`).
+  std::vector<StepResult> steps;
+  /// suffix[p]: the effect of the plan's steps p, p + 1, ... on a tally.
+  std::vector<TallyEffect> suffix;
 };
 
 class Improver {
@@ -40,8 +45,14 @@ public:
       prefix.keys[p + 1] = std::move(r->next);
       prefix.g[p + 1] = prefix.g[p] + r->cost;
       prefix.memory[p + 1] = prefix.memory[p].after(*r);
+      prefix.steps[p] = std::move(*r);
       if (!fits(prefix.memory[p + 1]))
         return false;
+    }
+    prefix.suffix[end] = TallyEffect(reps);
+    for (unsigned p = end; p-- > 0;) {
+      prefix.suffix[p] = prefix.suffix[p + 1];
+      prefix.suffix[p].prepend(prefix.steps[p]);
     }
     return true;
   }
@@ -66,13 +77,15 @@ public:
       if (!fits(memory))
         return std::nullopt;
       key = std::move(r->next);
-      // Back on the plan's own state: the rest of the plan costs what it
-      // costs now, and with no more memory of any kind it fits as it does
-      // (a tally only grows, monotonically in each field).
-      if (key == prefix.keys[q + 1] &&
-          (!memoryPruning || memory.atMost(prefix.memory[q + 1]))) {
+      // Back on the plan's own state: the rest of the plan is the plan's
+      // own steps, so it costs what it costs now, and it fits when the
+      // tally it leaves (the plan's suffix effect applied to this tally)
+      // does, since a peak never falls. Most trials rejoin within a layer,
+      // often with a slightly different tally, and end here.
+      if (key == prefix.keys[q + 1]) {
         double total = g + (prefix.g[end] - prefix.g[q + 1]);
-        if (total >= bound)
+        if (total >= bound ||
+            (memoryPruning && !fits(prefix.suffix[q + 1].applyTo(memory))))
           return std::nullopt;
         return total;
       }
@@ -109,6 +122,8 @@ uint64_t weft::synth::improvePlan(SearchSpace &space, SearchOutcome &plan,
   im.prefix.keys.assign(end + 1, {});
   im.prefix.g.assign(end + 1, 0);
   im.prefix.memory.assign(end + 1, MemoryTally(reps));
+  im.prefix.steps.resize(end);
+  im.prefix.suffix.resize(end + 1);
   std::vector<StepChoice> choices = plan.choices;
   if (!im.rebuild(choices, 0))
     return im.steps;

@@ -294,12 +294,13 @@ SearchOutcome AStar::run() {
   }
   double lastReport = 1;
   uint64_t checks = 0;
-  // stopWhenHopeless: the bound at the last probe and where it was taken
-  // (in the A*'s own expansions, the beam's left out).
+  // stopWhenHopeless: the bound at the last probe (the first is the root's
+  // f) and where it was taken (in the A*'s own expansions, the beam's left
+  // out).
   uint64_t beamExpansions = out.expansions;
   constexpr uint64_t kFirstProbe = 8192;
   uint64_t probeAt = kFirstProbe, probeFrom = 0;
-  double probeF = 0;
+  std::optional<double> probeF;
   std::vector<double> mem(kMemFields * reps);
   uint32_t goal = ~0u;
   while (!open.empty()) {
@@ -315,23 +316,23 @@ SearchOutcome AStar::run() {
     bool stop = limits.maxExpansions && out.expansions >= limits.maxExpansions;
     // The bound's rise over the last doubling of the expansions, four times
     // over for the expansions left, still short of the incumbent: stop.
+    if (!probeF)
+      probeF = top.f;
     if (uint64_t done = out.expansions - beamExpansions;
         !stop && limits.stopWhenHopeless && limits.maxExpansions &&
         done >= probeAt) {
-      if (probeAt > kFirstProbe) {
-        double rate = (top.f - probeF) / double(done - probeFrom);
-        double left = double(limits.maxExpansions - out.expansions);
-        stop = out.hopeless = top.f + 4 * rate * left < incumbent;
-        if (stop && limits.progress)
-          limits.progress(
-              llvm::formatv("synthesis: search stopped after {0} expansions: "
-                            "its bound rose {1:e2} s per expansion, so the "
-                            "{2:f6} s to the best plan would not close in "
-                            "the {3} expansions left",
-                            out.expansions, rate, incumbent - top.f,
-                            uint64_t(left))
-                  .str());
-      }
+      double rate = (top.f - *probeF) / double(done - probeFrom);
+      double left = double(limits.maxExpansions - out.expansions);
+      stop = out.hopeless = top.f + 4 * rate * left < incumbent;
+      if (stop && limits.progress)
+        limits.progress(
+            llvm::formatv("synthesis: search stopped after {0} expansions: "
+                          "its bound rose {1:e2} s per expansion, so the "
+                          "{2:f6} s to the best plan would not close in "
+                          "the {3} expansions left",
+                          out.expansions, rate, incumbent - top.f,
+                          uint64_t(left))
+                .str());
       probeF = top.f;
       probeFrom = done;
       probeAt = 2 * done;

@@ -224,6 +224,55 @@ struct MemoryTally {
   }
 };
 
+/// What a fixed sequence of steps does to any memory tally, so that a
+/// trial which rejoins a plan's state can tell whether the rest of the plan
+/// fits without replaying it (lib/Synth/LocalSearch.cpp). Per
+/// representative: committed grows by `committed`; the largest transient
+/// becomes max(transient, largest, run + carried) when the sequence closes
+/// the open run (`carried`: the run it adds before its first closing step)
+/// and max(transient, largest) otherwise; the open run becomes `openRun`
+/// when it closes, else run + `openRun`.
+struct TallyEffect {
+  RepVector committed, largest, carried, openRun;
+  bool closes = false;
+  TallyEffect() = default;
+  /// No steps.
+  explicit TallyEffect(unsigned reps)
+      : committed(reps, 0), largest(reps, 0), carried(reps, 0),
+        openRun(reps, 0) {}
+  /// The effect of `r` followed by this sequence.
+  void prepend(const StepResult &r) {
+    for (unsigned k = 0; k < committed.size(); ++k) {
+      committed[k] += r.committed[k];
+      largest[k] = std::max(largest[k], r.transient[k]);
+      if (r.recompute) {
+        (closes ? carried : openRun)[k] += r.run[k];
+      } else if (!r.neutral) {
+        if (closes)
+          largest[k] = std::max(largest[k], carried[k]);
+        carried[k] = 0;
+      }
+    }
+    if (!r.recompute && !r.neutral)
+      closes = true;
+  }
+  /// `m` after the sequence: what MemoryTally::add step by step gives.
+  MemoryTally applyTo(const MemoryTally &m) const {
+    MemoryTally out = m;
+    for (unsigned k = 0; k < committed.size(); ++k) {
+      out.committed[k] += committed[k];
+      out.transient[k] = std::max(m.transient[k], largest[k]);
+      if (closes) {
+        out.transient[k] = std::max(out.transient[k], m.run[k] + carried[k]);
+        out.run[k] = openRun[k];
+      } else {
+        out.run[k] = m.run[k] + openRun[k];
+      }
+    }
+    return out;
+  }
+};
+
 /// The choice made at one position.
 struct StepChoice {
   uint16_t option = 0;
