@@ -27,13 +27,13 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "BlockClasses.h"
 #include "Dominance.h"
 #include "weft/Synth/Search.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/raw_ostream.h"
 #include <chrono>
 #include <cmath>
-#include <cstring>
 #include <deque>
 #include <limits>
 #include <map>
@@ -49,12 +49,6 @@ using Clock = std::chrono::steady_clock;
 std::string keyBytes(const StateKey &key) {
   return std::string(reinterpret_cast<const char *>(key.data()),
                      key.size() * sizeof(HeldId));
-}
-
-uint64_t bits(double x) {
-  uint64_t u;
-  std::memcpy(&u, &x, sizeof u);
-  return u;
 }
 
 /// One exit of a block solved from one entry.
@@ -124,8 +118,6 @@ public:
   unsigned blocks = 0, classes = 0, solves = 0;
 
 private:
-  unsigned classOf(unsigned a, unsigned b);
-  unsigned opTableId(unsigned p);
   /// Solves block [a, b) from `entry`; none when a limit stopped it.
   /// Every exit costing at most `budget` (and maybe more) is returned:
   /// states whose g plus the block bound exceeds it are pruned.
@@ -147,8 +139,7 @@ private:
   Clock::time_point start;
   uint64_t bytes = 0;
   double incumbent = 0;
-  std::map<std::vector<uint64_t>, unsigned> opTables, blockClasses;
-  std::vector<int> opTableOf;
+  BlockClasses blockClasses{space};
   /// A solved (class, entry): every exit costing at most `budget`.
   struct Solved {
     double budget;
@@ -158,81 +149,6 @@ private:
   /// Every exit list solved (stable: the outer DP points into them).
   std::deque<std::vector<Exit>> solved;
 };
-
-unsigned MemoSearch::opTableId(unsigned p) {
-  if (opTableOf.empty())
-    opTableOf.assign(space.numPositions(), -1);
-  if (opTableOf[p] >= 0)
-    return unsigned(opTableOf[p]);
-  const OpInfo &op = space.ops[p];
-  std::vector<uint64_t> sig;
-  sig.push_back(op.options.size());
-  sig.push_back(op.operands.size());
-  sig.push_back(op.results.size());
-  for (const OpOption &o : op.options) {
-    for (DistId d : o.operands)
-      sig.push_back(d);
-    for (DistId d : o.results)
-      sig.push_back(d);
-    for (unsigned r = 0; r < reps; ++r) {
-      sig.push_back(bits(o.compute[r]));
-      sig.push_back(bits(o.kept[r]));
-      sig.push_back(bits(o.produced[r]));
-    }
-  }
-  auto [it, inserted] = opTables.try_emplace(std::move(sig), opTables.size());
-  opTableOf[p] = int(it->second);
-  return it->second;
-}
-
-unsigned MemoSearch::classOf(unsigned a, unsigned b) {
-  std::vector<uint64_t> sig;
-  // Where a value comes from, in block-relative terms.
-  auto ref = [&](unsigned v) {
-    const ValueInfo &info = space.values[v];
-    if (info.defPos >= int(a)) {
-      unsigned k = llvm::find(space.ops[info.defPos].results, v) -
-                   space.ops[info.defPos].results.begin();
-      sig.insert(sig.end(), {1, uint64_t(info.defPos - a), k});
-      return;
-    }
-    llvm::ArrayRef<unsigned> entry = space.live(a);
-    if (auto it = llvm::find(entry, v); it != entry.end()) {
-      sig.insert(sig.end(), {2, uint64_t(it - entry.begin())});
-      return;
-    }
-    // A leaf first used in the block.
-    sig.insert(sig.end(), {3, uint64_t(info.kind), info.typeId, info.grad,
-                           uint64_t(info.uses.front() - a)});
-  };
-  sig.push_back(b - a);
-  for (unsigned v : space.live(a)) {
-    const ValueInfo &info = space.values[v];
-    sig.insert(sig.end(), {uint64_t(info.kind), info.typeId, info.grad});
-  }
-  for (unsigned q = a; q < b; ++q) {
-    sig.push_back(opTableId(q));
-    for (unsigned v : space.ops[q].operands)
-      ref(v);
-    for (unsigned v : space.ops[q].results)
-      sig.push_back(space.values[v].grad);
-    sig.push_back(~uint64_t(0));
-    for (unsigned v : space.live(q + 1))
-      ref(v);
-    sig.push_back(~uint64_t(0) - 1);
-  }
-  // What later uses may require of the exit's live values: held sets are
-  // canonicalised and states compared by it, so blocks whose exits feed
-  // different uses are not one class.
-  for (unsigned v : space.live(b)) {
-    llvm::ArrayRef<DistId> useful = space.usefulAt(v, b);
-    sig.push_back(useful.size());
-    sig.insert(sig.end(), useful.begin(), useful.end());
-  }
-  auto [it, inserted] =
-      blockClasses.try_emplace(std::move(sig), blockClasses.size());
-  return it->second;
-}
 
 std::optional<std::vector<Exit>> MemoSearch::solve(unsigned a, unsigned b,
                                                    const StateKey &entry,
@@ -346,7 +262,7 @@ std::optional<SearchOutcome> MemoSearch::run() {
         incumbent = std::min(incumbent, sd->cost);
   for (unsigned k = 0; k + 1 < cut.size(); ++k) {
     unsigned a = cut[k], b = cut[k + 1];
-    unsigned cls = classOf(a, b);
+    unsigned cls = blockClasses.classOf(a, b);
     seenClasses.insert(cls);
     std::unordered_map<std::string, uint32_t> index;
     auto &next = frontier[k + 1];

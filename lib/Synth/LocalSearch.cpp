@@ -10,12 +10,20 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "BlockClasses.h"
 #include "weft/Synth/Search.h"
+#include <algorithm>
 
 using namespace weft;
 using namespace weft::synth;
 
 namespace {
+/// In the sweeps over every position, a trial that has not rejoined the
+/// plan's state within this many positions is given up (on GPT-96 /
+/// mixed-256 such trials took half of a sweep's steps, and the plans were
+/// as good when they were given up after 64).
+constexpr unsigned kTrialSpan = 128;
+
 /// The plan's state before each position (prefix replay), and what the
 /// plan's steps from each position on do to memory.
 struct Prefix {
@@ -35,13 +43,18 @@ public:
         reps(space.numReps()), end(space.numPositions()) {}
 
   /// Replays `choices` from position `from` (prefix valid up to it) into
-  /// the prefix tables; false when impossible or over memory.
+  /// the prefix tables; false when impossible or over memory. Sets
+  /// `lastChanged` to the last position whose state changed (at least
+  /// `from`).
   bool rebuild(const std::vector<StepChoice> &choices, unsigned from) {
+    lastChanged = from;
     for (unsigned p = from; p < end; ++p) {
       auto r = space.step(p, prefix.keys[p], choices[p]);
       ++steps;
       if (!r)
         return false;
+      if (prefix.keys[p + 1] != r->next)
+        lastChanged = p + 1;
       prefix.keys[p + 1] = std::move(r->next);
       prefix.g[p + 1] = prefix.g[p] + r->cost;
       prefix.memory[p + 1] = prefix.memory[p].after(*r);
@@ -58,14 +71,19 @@ public:
   }
 
   /// The cost of the plan with `choice` at p and the current choices after
-  /// it, or none when impossible, over memory or not below `bound`.
+  /// it, or none when impossible, over memory, not below `bound` or not
+  /// back on the plan's state within `maxTrial` positions (0: no limit). Raises
+  /// `reach` to the last position the trial looked at, and sets
+  /// `memoryRejected` when memory rejected it.
   std::optional<double> tryChoice(const std::vector<StepChoice> &choices,
                                   unsigned p, const StepChoice &choice,
                                   double bound) {
     StateKey key = prefix.keys[p];
     double g = prefix.g[p];
     MemoryTally memory = prefix.memory[p];
-    for (unsigned q = p; q < end; ++q) {
+    unsigned stop = maxTrial ? std::min(end, p + maxTrial) : end;
+    for (unsigned q = p; q < stop; ++q) {
+      reach = std::max(reach, q);
       auto r = space.step(q, key, q == p ? choice : choices[q]);
       ++steps;
       if (!r)
@@ -74,8 +92,10 @@ public:
       if (g >= bound)
         return std::nullopt;
       memory.add(*r);
-      if (!fits(memory))
+      if (!fits(memory)) {
+        memoryRejected = true;
         return std::nullopt;
+      }
       key = std::move(r->next);
       // Back on the plan's own state: the rest of the plan is the plan's
       // own steps, so it costs what it costs now, and it fits when the
@@ -84,11 +104,38 @@ public:
       // often with a slightly different tally, and end here.
       if (key == prefix.keys[q + 1]) {
         double total = g + (prefix.g[end] - prefix.g[q + 1]);
-        if (total >= bound ||
-            (memoryPruning && !fits(prefix.suffix[q + 1].applyTo(memory))))
+        if (total >= bound)
           return std::nullopt;
+        if (memoryPruning && !fits(prefix.suffix[q + 1].applyTo(memory))) {
+          memoryRejected = true;
+          return std::nullopt;
+        }
         return total;
       }
+    }
+    if (stop < end)
+      return std::nullopt;
+    reach = end;
+    return g;
+  }
+
+  /// The cost of `choices` replayed from position `from` (prefix valid up
+  /// to it) to the end, or none when impossible, over memory or not below
+  /// `bound`. Writes nothing.
+  std::optional<double> replay(const std::vector<StepChoice> &choices,
+                               unsigned from, double bound) {
+    StateKey key = prefix.keys[from];
+    double g = prefix.g[from];
+    MemoryTally memory = prefix.memory[from];
+    for (unsigned q = from; q < end; ++q) {
+      auto r = space.step(q, key, choices[q]);
+      ++steps;
+      if (!r || (g += r->cost) >= bound)
+        return std::nullopt;
+      memory.add(*r);
+      if (!fits(memory))
+        return std::nullopt;
+      key = std::move(r->next);
     }
     return g;
   }
@@ -109,6 +156,8 @@ public:
   uint64_t budget;
   unsigned reps, end;
   uint64_t steps = 0;
+  unsigned lastChanged = 0, reach = 0, maxTrial = 0;
+  bool memoryRejected = false;
   Prefix prefix;
 };
 } // namespace
@@ -128,29 +177,79 @@ uint64_t weft::synth::improvePlan(SearchSpace &space, SearchOutcome &plan,
   if (!im.rebuild(choices, 0))
     return im.steps;
   double cost = im.prefix.g[end];
-  // Sweeps until one changes nothing (or the budget ends); a change must
-  // gain more than rounding.
-  for (bool changed = true; changed && !im.exhausted();) {
-    changed = false;
-    for (unsigned p = 0; p < end && !im.exhausted(); ++p) {
-      std::optional<StepChoice> best;
-      double bestCost = cost * (1 - 1e-9);
-      space.forEachChoice(p, [&](const StepChoice &c) {
-        if (c == choices[p] || im.exhausted())
-          return;
-        if (auto g = im.tryChoice(choices, p, c, bestCost)) {
-          bestCost = *g;
-          best = c;
+  // Repeated blocks (BlockClasses.h): for a position of the first block of
+  // its class, the same position in the class's other blocks.
+  std::vector<std::vector<unsigned>> twins(end);
+  std::vector<bool> follower(end, false);
+  for (const RepeatedBlocks &rb : repeatedBlocks(space))
+    for (unsigned o = 0; o < rb.length; ++o)
+      for (size_t k = 1; k < rb.starts.size(); ++k) {
+        twins[rb.starts[0] + o].push_back(rb.starts[k] + o);
+        follower[rb.starts[k] + o] = true;
+      }
+  // Joint sweeps first: positions of the first block of each class (and
+  // those of no repeated block) only; a change that gains there is made
+  // in every block of the class that had the same choice, when the whole
+  // plan then gains more than by the one change. Then sweeps over every
+  // position. Sweeps repeat until one changes nothing (or the budget
+  // ends); a change must gain more than rounding.
+  //
+  // A position whose choices all failed to gain is not tried again until a
+  // change could alter what its trials saw: a change at x whose states
+  // differ up to y reopens the positions up to y whose trials reached x;
+  // one that lowers the plan's peak memory on some device reopens the
+  // positions that memory rejected.
+  std::vector<uint8_t> open(end), memoryRejected(end);
+  std::vector<unsigned> reach(end);
+  for (bool joint : {true, false}) {
+    std::fill(open.begin(), open.end(), 1);
+    im.maxTrial = joint ? 0 : kTrialSpan;
+    for (bool changed = true; changed && !im.exhausted();) {
+      changed = false;
+      for (unsigned p = 0; p < end && !im.exhausted(); ++p) {
+        if (!open[p] || (joint && follower[p]))
+          continue;
+        std::optional<StepChoice> best;
+        double bestCost = cost * (1 - 1e-9);
+        im.reach = p;
+        im.memoryRejected = false;
+        space.forEachChoice(p, [&](const StepChoice &c) {
+          if (c == choices[p] || im.exhausted())
+            return;
+          if (auto g = im.tryChoice(choices, p, c, bestCost)) {
+            bestCost = *g;
+            best = c;
+          }
+        });
+        reach[p] = im.reach;
+        memoryRejected[p] = im.memoryRejected;
+        open[p] = im.exhausted();
+        if (!best)
+          continue;
+        StepChoice old = choices[p];
+        choices[p] = *best;
+        if (joint && !twins[p].empty()) {
+          std::vector<StepChoice> all = choices;
+          for (unsigned t : twins[p])
+            if (all[t] == old)
+              all[t] = *best;
+          if (im.replay(all, p, bestCost))
+            choices = std::move(all);
         }
-      });
-      if (!best)
-        continue;
-      choices[p] = *best;
-      bool ok = im.rebuild(choices, p);
-      assert(ok && "an accepted change replays");
-      (void)ok;
-      cost = im.prefix.g[end];
-      changed = true;
+        MemoryTally before = im.prefix.memory[end];
+        bool ok = im.rebuild(choices, p);
+        assert(ok && "an accepted change replays");
+        (void)ok;
+        cost = im.prefix.g[end];
+        changed = true;
+        bool lessMemory = false;
+        for (unsigned k = 0; k < reps; ++k)
+          lessMemory |= im.prefix.memory[end].peak(k) < before.peak(k);
+        for (unsigned q = 0; q < end; ++q)
+          if ((q <= im.lastChanged && reach[q] >= p) ||
+              (lessMemory && memoryRejected[q]))
+            open[q] = 1;
+      }
     }
   }
   if (cost < plan.cost) {

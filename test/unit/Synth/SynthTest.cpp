@@ -1,6 +1,7 @@
 //===- SynthTest.cpp - A* against exhaustive enumeration, memo, memory ----===//
 
 #include "../Eval/EvalTestUtil.h"
+#include "BlockClasses.h"
 #include "Graph/IR/GraphOps.h"
 #include "SynthTestUtil.h"
 #include "weft/Support/Error.h"
@@ -425,6 +426,43 @@ TEST(SynthTest, ImprovePlanStaysWithinMemory) {
   improvePlan(s, kept);
   EXPECT_EQ(kept.choices, over->choices);
   EXPECT_EQ(kept.cost, over->cost);
+}
+
+TEST(SynthTest, RepeatedBlocksAreFoundAndImprovedTogether) {
+  // Six identical residual blocks: the cuts give one class of at least
+  // four blocks of one length, whose ops agree offset by offset; every seed,
+  // improved (joint sweeps over the first block, then every position), is
+  // no worse, replays to its cost and no single change is cheaper.
+  ClusterSpec spec = cluster(2, 2);
+  mlir::MLIRContext ctx;
+  ParsedSpace parsed = parseSpace(ctx, repeatedBlocks(6), spec);
+  ASSERT_TRUE(parsed.space) << parsed.error;
+  SearchSpace &s = *parsed.space;
+  std::vector<RepeatedBlocks> classes = synth::repeatedBlocks(s);
+  ASSERT_FALSE(classes.empty());
+  const RepeatedBlocks *most = &classes.front();
+  for (const RepeatedBlocks &c : classes)
+    if (c.starts.size() > most->starts.size())
+      most = &c;
+  EXPECT_GE(most->starts.size(), 4u);
+  for (size_t k = 1; k < most->starts.size(); ++k) {
+    EXPECT_GE(most->starts[k], most->starts[k - 1] + most->length);
+    for (unsigned o = 0; o < most->length; ++o)
+      EXPECT_EQ(s.ops[most->starts[k] + o].op->getName(),
+                s.ops[most->starts[0] + o].op->getName());
+  }
+  unsigned improved = 0;
+  for (SearchOutcome seed : seedPlans(s)) {
+    double before = seed.cost;
+    improvePlan(s, seed);
+    improved += seed.cost < before * (1 - 1e-9);
+    EXPECT_LE(seed.cost, before);
+    auto replayed = replay(s, seed.choices);
+    ASSERT_TRUE(replayed.has_value());
+    EXPECT_NEAR(*replayed, seed.cost, 1e-12 * before);
+    EXPECT_GE(bestSingleChange(s, seed), seed.cost * (1 - 1e-9));
+  }
+  EXPECT_GE(improved, 1u);
 }
 
 TEST(SynthTest, TensorParallelSeedSplitsParametersInsideNodes) {
