@@ -62,6 +62,12 @@ weft::ratio::assignRatios(mlir::ModuleOp plan, const ClusterSpec &spec,
     // (which still holds the centre) has the same optimum, so stop.
     if (round > 0 && sameRatios(solution->ratios, best))
       break;
+    // The linearised model promises too little (it is exact at the
+    // region's centre, and smaller regions promise less): stop.
+    if (problem->linearized &&
+        solution->objectiveSeconds >
+            result.afterSeconds * (1 - assign.minPredictedGain))
+      break;
     // The true objective at the candidate: exact when nothing is
     // linearised, else re-priced at the candidate's own plan.
     double value = evaluateObjective(*problem, solution->ratios);

@@ -24,6 +24,11 @@ struct AssignOptions {
   /// that does not improve the true objective.
   unsigned maxRounds = 8;
   double radius = 0.1;
+  /// Sequential LP: stop once an LP's own optimum (the linearised cost)
+  /// is not below the true objective at the current ratios by more than
+  /// this fraction of it. Rounds that follow a failure shrink the region
+  /// around the same linearisation, so they would predict no more.
+  double minPredictedGain = 1e-3;
 };
 
 struct AssignResult {

@@ -18,6 +18,7 @@
 #include "weft/Eval/Evaluator.h"
 #include "weft/Import/OnnxImport.h"
 #include "weft/Ratio/Objective.h"
+#include "weft/Ratio/PlanRatios.h"
 #include "weft/Ratio/SolveRatios.h"
 #include "weft/Zoo/Zoo.h"
 #include "llvm/Support/FileSystem.h"
@@ -346,6 +347,40 @@ TEST_P(FromPlanTest, LpRatiosAreNoWorseAndIntegerSizesVerify) {
     EXPECT_LE(estimate->stepSeconds, sizes->integerCost * (1 + 1e-6));
     EXPECT_GE(sizes->integerCost, sizes->continuousCost * (1 - 1e-9));
   }
+}
+
+/// assignRatios at its own answer changes nothing (the pass is
+/// idempotent), on every baseline of every case.
+TEST_P(FromPlanTest, SecondAssignmentChangesNothing) {
+  Case c = cases()[GetParam()];
+  auto spec = parseClusterSpec(c.cluster, "test.yaml");
+  ASSERT_TRUE(bool(spec)) << llvm::toString(spec.takeError());
+  auto graph = importZoo(context, c.model, c.batch);
+  ASSERT_TRUE(graph);
+  EvalOptions options;
+  unsigned changedFirst = 0;
+  for (BaselineKind kind : allBaselines()) {
+    SCOPED_TRACE(baselineName(kind).str());
+    auto built = buildBaseline(kind, *graph, *spec, DType::FP32);
+    ASSERT_TRUE(bool(built)) << llvm::toString(built.takeError());
+    mlir::ModuleOp plan = *built->plan;
+    auto first = assignRatios(plan, *spec, options);
+    ASSERT_TRUE(bool(first)) << llvm::toString(first.takeError());
+    changedFirst += first->changed;
+    auto before = planRatios(plan);
+    ASSERT_TRUE(bool(before));
+    auto second = assignRatios(plan, *spec, options);
+    ASSERT_TRUE(bool(second)) << llvm::toString(second.takeError());
+    EXPECT_FALSE(second->changed);
+    EXPECT_EQ(second->afterSeconds, second->beforeSeconds);
+    auto after = planRatios(plan);
+    ASSERT_TRUE(bool(after));
+    EXPECT_EQ(*after, *before);
+  }
+  // The first assignment moves the baselines' speed-proportional ratios
+  // (with one device type they are already the LP's).
+  if (c.cluster != kOneTypeTwoClasses)
+    EXPECT_GE(changedFirst, 1u);
 }
 
 /// On the 2-class cluster the plan's one moved segment has one free ratio:
