@@ -386,28 +386,37 @@ searchRound(mlir::ModuleOp graph, const ClusterSpec &spec,
       return estimate.takeError();
     return Built{std::move(*plan), estimate->stepSeconds};
   };
+  // The evaluator is the only scorer: where the search's pricing and the
+  // scored plan disagree (docs/Synthesis.md "The plan"), the seeds
+  // (seedPlans), unimproved and improved, scored by the evaluator too, are
+  // kept when they are better (the search's own figures, expansions and
+  // gap, stay).
   auto scored = buildAndScore(round.found.choices);
   if (!scored)
     return scored.takeError();
-  // The evaluator is the only scorer: where the search's pricing and the
-  // scored plan disagree (docs/Synthesis.md "The plan"), the seeds
-  // (seedPlans), scored by the evaluator too, are kept when they are
-  // better.
-  for (SearchOutcome &seed : seeds) {
-    if (seed.choices == round.found.choices)
-      continue;
-    auto other = buildAndScore(seed.choices);
-    if (!other) {
-      llvm::consumeError(other.takeError());
-      continue;
+  const std::vector<StepChoice> searched = round.found.choices;
+  std::vector<const std::vector<StepChoice> *> tried{&searched};
+  for (const std::vector<SearchOutcome> *list :
+       {static_cast<const std::vector<SearchOutcome> *>(&seeds),
+        own.seeds.get()})
+    for (const SearchOutcome &seed : *list) {
+      if (llvm::any_of(tried, [&](const std::vector<StepChoice> *c) {
+            return *c == seed.choices;
+          }))
+        continue;
+      tried.push_back(&seed.choices);
+      auto other = buildAndScore(seed.choices);
+      if (!other) {
+        llvm::consumeError(other.takeError());
+        continue;
+      }
+      if (other->evaluated < scored->evaluated) {
+        scored = std::move(other);
+        round.found.choices = seed.choices;
+        round.found.cost = seed.cost;
+        round.found.peakMemory = seed.peakMemory;
+      }
     }
-    if (other->evaluated < scored->evaluated) {
-      scored = std::move(other);
-      round.found.choices = std::move(seed.choices);
-      round.found.cost = seed.cost;
-      round.found.peakMemory = std::move(seed.peakMemory);
-    }
-  }
   round.evaluated = scored->evaluated;
   round.plan = std::move(scored->plan);
   clock.lap("building and scoring the plan and seeds");
