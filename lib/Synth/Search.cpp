@@ -298,7 +298,7 @@ SearchOutcome AStar::run() {
   // f) and where it was taken (in the A*'s own expansions, the beam's left
   // out).
   uint64_t beamExpansions = out.expansions;
-  constexpr uint64_t kFirstProbe = 8192;
+  constexpr uint64_t kFirstProbe = 2048;
   uint64_t probeAt = kFirstProbe, probeFrom = 0;
   std::optional<double> probeF;
   std::vector<double> mem(kMemFields * reps);

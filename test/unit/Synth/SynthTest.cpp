@@ -588,7 +588,8 @@ TEST(SynthTest, HopelessSearchStopsEarlyAndClosableOneFinishes) {
   // as over its last doubling, would not reach the incumbent within the
   // cap; a search whose bound closes is left to finish. 24 blocks on a
   // 2 x 2 mesh: the admissible A* closes in about 25,000 expansions (past
-  // the first probes at 8,192 and 16,384), uniform cost in about 133,000.
+  // the probes at 2,048, 4,096, 8,192 and 16,384), uniform cost in about
+  // 133,000.
   mlir::MLIRContext ctx;
   ParsedSpace parsed = parseSpace(ctx, repeatedBlocks(24), cluster(2, 2));
   ASSERT_TRUE(parsed.space) << parsed.error;
