@@ -43,18 +43,16 @@ public:
         reps(space.numReps()), end(space.numPositions()) {}
 
   /// Replays `choices` from position `from` (prefix valid up to it) into
-  /// the prefix tables; false when impossible or over memory. Sets
-  /// `lastChanged` to the last position whose state changed (at least
-  /// `from`).
+  /// the prefix tables; false when impossible or over memory. Raises
+  /// `lastChanged` to the last position whose state changed.
   bool rebuild(const std::vector<StepChoice> &choices, unsigned from) {
-    lastChanged = from;
     for (unsigned p = from; p < end; ++p) {
       auto r = space.step(p, prefix.keys[p], choices[p]);
       ++steps;
       if (!r)
         return false;
       if (prefix.keys[p + 1] != r->next)
-        lastChanged = p + 1;
+        lastChanged = std::max(lastChanged, p + 1);
       prefix.keys[p + 1] = std::move(r->next);
       prefix.g[p + 1] = prefix.g[p] + r->cost;
       prefix.memory[p + 1] = prefix.memory[p].after(*r);
@@ -116,27 +114,6 @@ public:
     if (stop < end)
       return std::nullopt;
     reach = end;
-    return g;
-  }
-
-  /// The cost of `choices` replayed from position `from` (prefix valid up
-  /// to it) to the end, or none when impossible, over memory or not below
-  /// `bound`. Writes nothing.
-  std::optional<double> replay(const std::vector<StepChoice> &choices,
-                               unsigned from, double bound) {
-    StateKey key = prefix.keys[from];
-    double g = prefix.g[from];
-    MemoryTally memory = prefix.memory[from];
-    for (unsigned q = from; q < end; ++q) {
-      auto r = space.step(q, key, choices[q]);
-      ++steps;
-      if (!r || (g += r->cost) >= bound)
-        return std::nullopt;
-      memory.add(*r);
-      if (!fits(memory))
-        return std::nullopt;
-      key = std::move(r->next);
-    }
     return g;
   }
 
@@ -228,18 +205,23 @@ uint64_t weft::synth::improvePlan(SearchSpace &space, SearchOutcome &plan,
           continue;
         StepChoice old = choices[p];
         choices[p] = *best;
+        MemoryTally before = im.prefix.memory[end];
+        im.lastChanged = p;
+        bool rebuilt = false;
         if (joint && !twins[p].empty()) {
           std::vector<StepChoice> all = choices;
           for (unsigned t : twins[p])
             if (all[t] == old)
               all[t] = *best;
-          if (im.replay(all, p, bestCost))
+          rebuilt = im.rebuild(all, p) && im.prefix.g[end] < bestCost;
+          if (rebuilt)
             choices = std::move(all);
         }
-        MemoryTally before = im.prefix.memory[end];
-        bool ok = im.rebuild(choices, p);
-        assert(ok && "an accepted change replays");
-        (void)ok;
+        if (!rebuilt) {
+          bool ok = im.rebuild(choices, p);
+          assert(ok && "an accepted change replays");
+          (void)ok;
+        }
         cost = im.prefix.g[end];
         changed = true;
         bool lessMemory = false;

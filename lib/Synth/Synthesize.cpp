@@ -394,29 +394,28 @@ searchRound(mlir::ModuleOp graph, const ClusterSpec &spec,
   auto scored = buildAndScore(round.found.choices);
   if (!scored)
     return scored.takeError();
-  const std::vector<StepChoice> searched = round.found.choices;
-  std::vector<const std::vector<StepChoice> *> tried{&searched};
-  for (const std::vector<SearchOutcome> *list :
-       {static_cast<const std::vector<SearchOutcome> *>(&seeds),
-        own.seeds.get()})
-    for (const SearchOutcome &seed : *list) {
-      if (llvm::any_of(tried, [&](const std::vector<StepChoice> *c) {
-            return *c == seed.choices;
-          }))
-        continue;
-      tried.push_back(&seed.choices);
-      auto other = buildAndScore(seed.choices);
-      if (!other) {
-        llvm::consumeError(other.takeError());
-        continue;
-      }
-      if (other->evaluated < scored->evaluated) {
-        scored = std::move(other);
-        round.found.choices = seed.choices;
-        round.found.cost = seed.cost;
-        round.found.peakMemory = seed.peakMemory;
-      }
+  std::vector<const SearchOutcome *> candidates;
+  for (const SearchOutcome &seed : seeds)
+    candidates.push_back(&seed);
+  for (const SearchOutcome &seed : *own.seeds)
+    candidates.push_back(&seed);
+  std::vector<std::vector<StepChoice>> tried{round.found.choices};
+  for (const SearchOutcome *seed : candidates) {
+    if (llvm::is_contained(tried, seed->choices))
+      continue;
+    tried.push_back(seed->choices);
+    auto other = buildAndScore(seed->choices);
+    if (!other) {
+      llvm::consumeError(other.takeError());
+      continue;
     }
+    if (other->evaluated < scored->evaluated) {
+      scored = std::move(other);
+      round.found.choices = seed->choices;
+      round.found.cost = seed->cost;
+      round.found.peakMemory = seed->peakMemory;
+    }
+  }
   round.evaluated = scored->evaluated;
   round.plan = std::move(scored->plan);
   clock.lap("building and scoring the plan and seeds");

@@ -195,15 +195,6 @@ struct MemoryTally {
   double peak(unsigned k) const {
     return committed[k] + std::max(transient[k], run[k]);
   }
-  /// No more than `o` in every field on every representative: every
-  /// completion that fits after `o` fits after this tally too.
-  bool atMost(const MemoryTally &o) const {
-    for (unsigned k = 0; k < size(); ++k)
-      if (committed[k] > o.committed[k] || transient[k] > o.transient[k] ||
-          run[k] > o.run[k])
-        return false;
-    return true;
-  }
   /// Flat layout (committed, transient, run) for compact tables.
   static constexpr unsigned kFields = 3;
   void store(double *out) const {

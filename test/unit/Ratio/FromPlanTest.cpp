@@ -250,11 +250,12 @@ void expectPricedLikeTheEvaluator(mlir::ModuleOp plan, const ClusterSpec &spec,
   }
 }
 
-/// expectPricedLikeTheEvaluator on every baseline of case `index`, the
-/// graph run as `micro` micro-batches (the attribute reaches the plans).
-void expectBaselinesPricedLikeTheEvaluator(mlir::MLIRContext &context,
-                                           int index, int64_t micro,
-                                           unsigned seed) {
+/// Builds every baseline of case `index`, the graph run as `micro`
+/// micro-batches (the attribute reaches the plans), and calls
+/// `check(plan, spec)` on each under a trace naming the baseline.
+void forEachBaseline(
+    mlir::MLIRContext &context, int index, int64_t micro,
+    llvm::function_ref<void(mlir::ModuleOp, const ClusterSpec &)> check) {
   Case c = cases()[index];
   auto spec = parseClusterSpec(c.cluster, "test.yaml");
   ASSERT_TRUE(bool(spec)) << llvm::toString(spec.takeError());
@@ -263,14 +264,26 @@ void expectBaselinesPricedLikeTheEvaluator(mlir::MLIRContext &context,
   if (micro > 1)
     (*graph)->setAttr(spmd::SpmdDialect::kMicroBatchesAttr,
                       mlir::Builder(&context).getI64IntegerAttr(micro));
-  std::mt19937 rng(seed + index);
   for (BaselineKind kind : allBaselines()) {
     SCOPED_TRACE(baselineName(kind).str());
     auto built = buildBaseline(kind, *graph, *spec, DType::FP32);
     ASSERT_TRUE(bool(built)) << llvm::toString(built.takeError());
     ASSERT_EQ(spmd::SpmdDialect::getMicroBatches(*built->plan), micro);
-    expectPricedLikeTheEvaluator(*built->plan, *spec, rng);
+    check(*built->plan, *spec);
+    if (::testing::Test::HasFatalFailure())
+      return;
   }
+}
+
+/// expectPricedLikeTheEvaluator on every baseline of case `index`.
+void expectBaselinesPricedLikeTheEvaluator(mlir::MLIRContext &context,
+                                           int index, int64_t micro,
+                                           unsigned seed) {
+  std::mt19937 rng(seed + index);
+  forEachBaseline(context, index, micro,
+                  [&](mlir::ModuleOp plan, const ClusterSpec &spec) {
+                    expectPricedLikeTheEvaluator(plan, spec, rng);
+                  });
 }
 
 TEST_P(FromPlanTest, ObjectiveEqualsEvaluator) {
@@ -310,76 +323,63 @@ TEST(FromPlanRecipeTest, RecipeAllReducesPricedLikeTheEvaluator) {
 }
 
 TEST_P(FromPlanTest, LpRatiosAreNoWorseAndIntegerSizesVerify) {
-  Case c = cases()[GetParam()];
-  auto spec = parseClusterSpec(c.cluster, "test.yaml");
-  ASSERT_TRUE(bool(spec)) << llvm::toString(spec.takeError());
-  auto graph = importZoo(context, c.model, c.batch);
-  ASSERT_TRUE(graph);
   EvalOptions options;
-  for (BaselineKind kind : allBaselines()) {
-    SCOPED_TRACE(baselineName(kind).str());
-    auto built = buildBaseline(kind, *graph, *spec, DType::FP32);
-    ASSERT_TRUE(bool(built)) << llvm::toString(built.takeError());
-    mlir::ModuleOp plan = *built->plan;
-    auto problem = ratioProblemFromPlan(plan, *spec, options);
-    ASSERT_TRUE(bool(problem)) << llvm::toString(problem.takeError());
-    auto at = planRatios(plan);
-    ASSERT_TRUE(bool(at));
-    auto solution = solveRatios(*problem);
-    ASSERT_TRUE(bool(solution)) << llvm::toString(solution.takeError());
-    EXPECT_LE(solution->objectiveSeconds,
-              evaluateObjective(*problem, *at) * (1 + 1e-9));
-    // Continuous ratios written back: the evaluator agrees up to the
-    // rounding of ratio × extent to whole elements.
-    mlir::OwningOpRef<mlir::ModuleOp> moved(plan.clone());
-    ASSERT_FALSE(bool(applyRatios(*moved, solution->ratios)));
-    ASSERT_TRUE(succeeded(mlir::verify(*moved)));
-    // Integer sizes: verify, and the evaluator's step time is at most the
-    // integer cost (which reads every device of a class at its largest
-    // share).
-    auto sizes = integerize(*problem, *solution);
-    ASSERT_TRUE(bool(sizes)) << llvm::toString(sizes.takeError());
-    EXPECT_FALSE(bool(checkIntegerPlan(*problem, *sizes)));
-    ASSERT_FALSE(bool(applyRatios(*moved, solution->ratios, &*sizes)));
-    ASSERT_TRUE(succeeded(mlir::verify(*moved)));
-    auto estimate = evaluatePlan(*moved, *spec, options);
-    ASSERT_TRUE(bool(estimate)) << llvm::toString(estimate.takeError());
-    EXPECT_LE(estimate->stepSeconds, sizes->integerCost * (1 + 1e-6));
-    EXPECT_GE(sizes->integerCost, sizes->continuousCost * (1 - 1e-9));
-  }
+  forEachBaseline(
+      context, GetParam(), 1,
+      [&](mlir::ModuleOp plan, const ClusterSpec &spec) {
+        auto problem = ratioProblemFromPlan(plan, spec, options);
+        ASSERT_TRUE(bool(problem)) << llvm::toString(problem.takeError());
+        auto at = planRatios(plan);
+        ASSERT_TRUE(bool(at));
+        auto solution = solveRatios(*problem);
+        ASSERT_TRUE(bool(solution)) << llvm::toString(solution.takeError());
+        EXPECT_LE(solution->objectiveSeconds,
+                  evaluateObjective(*problem, *at) * (1 + 1e-9));
+        // Continuous ratios written back: the evaluator agrees up to the
+        // rounding of ratio × extent to whole elements.
+        mlir::OwningOpRef<mlir::ModuleOp> moved(plan.clone());
+        ASSERT_FALSE(bool(applyRatios(*moved, solution->ratios)));
+        ASSERT_TRUE(succeeded(mlir::verify(*moved)));
+        // Integer sizes: verify, and the evaluator's step time is at most the
+        // integer cost (which reads every device of a class at its largest
+        // share).
+        auto sizes = integerize(*problem, *solution);
+        ASSERT_TRUE(bool(sizes)) << llvm::toString(sizes.takeError());
+        EXPECT_FALSE(bool(checkIntegerPlan(*problem, *sizes)));
+        ASSERT_FALSE(bool(applyRatios(*moved, solution->ratios, &*sizes)));
+        ASSERT_TRUE(succeeded(mlir::verify(*moved)));
+        auto estimate = evaluatePlan(*moved, spec, options);
+        ASSERT_TRUE(bool(estimate)) << llvm::toString(estimate.takeError());
+        EXPECT_LE(estimate->stepSeconds, sizes->integerCost * (1 + 1e-6));
+        EXPECT_GE(sizes->integerCost, sizes->continuousCost * (1 - 1e-9));
+      });
 }
 
 /// assignRatios at its own answer changes nothing (the pass is
 /// idempotent), on every baseline of every case.
 TEST_P(FromPlanTest, SecondAssignmentChangesNothing) {
-  Case c = cases()[GetParam()];
-  auto spec = parseClusterSpec(c.cluster, "test.yaml");
-  ASSERT_TRUE(bool(spec)) << llvm::toString(spec.takeError());
-  auto graph = importZoo(context, c.model, c.batch);
-  ASSERT_TRUE(graph);
   EvalOptions options;
   unsigned changedFirst = 0;
-  for (BaselineKind kind : allBaselines()) {
-    SCOPED_TRACE(baselineName(kind).str());
-    auto built = buildBaseline(kind, *graph, *spec, DType::FP32);
-    ASSERT_TRUE(bool(built)) << llvm::toString(built.takeError());
-    mlir::ModuleOp plan = *built->plan;
-    auto first = assignRatios(plan, *spec, options);
-    ASSERT_TRUE(bool(first)) << llvm::toString(first.takeError());
-    changedFirst += first->changed;
-    auto before = planRatios(plan);
-    ASSERT_TRUE(bool(before));
-    auto second = assignRatios(plan, *spec, options);
-    ASSERT_TRUE(bool(second)) << llvm::toString(second.takeError());
-    EXPECT_FALSE(second->changed);
-    EXPECT_EQ(second->afterSeconds, second->beforeSeconds);
-    auto after = planRatios(plan);
-    ASSERT_TRUE(bool(after));
-    EXPECT_EQ(*after, *before);
-  }
+  forEachBaseline(context, GetParam(), 1,
+                  [&](mlir::ModuleOp plan, const ClusterSpec &spec) {
+                    auto first = assignRatios(plan, spec, options);
+                    ASSERT_TRUE(bool(first))
+                        << llvm::toString(first.takeError());
+                    changedFirst += first->changed;
+                    auto before = planRatios(plan);
+                    ASSERT_TRUE(bool(before));
+                    auto second = assignRatios(plan, spec, options);
+                    ASSERT_TRUE(bool(second))
+                        << llvm::toString(second.takeError());
+                    EXPECT_FALSE(second->changed);
+                    EXPECT_EQ(second->afterSeconds, second->beforeSeconds);
+                    auto after = planRatios(plan);
+                    ASSERT_TRUE(bool(after));
+                    EXPECT_EQ(*after, *before);
+                  });
   // The first assignment moves the baselines' speed-proportional ratios
   // (with one device type they are already the LP's).
-  if (c.cluster != kOneTypeTwoClasses)
+  if (cases()[GetParam()].cluster != kOneTypeTwoClasses)
     EXPECT_GE(changedFirst, 1u);
 }
 
