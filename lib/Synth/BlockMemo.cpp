@@ -121,8 +121,20 @@ private:
   /// Solves block [a, b) from `entry`; none when a limit stopped it.
   /// Every exit costing at most `budget` (and maybe more) is returned:
   /// states whose g plus the block bound exceeds it are pruned.
+  /// A solve stops (none) after `cap` expansions too (0: no cap).
   std::optional<std::vector<Exit>> solve(unsigned a, unsigned b,
-                                         const StateKey &entry, double budget);
+                                         const StateKey &entry, double budget,
+                                         uint64_t cap);
+  /// With stopWhenHopeless, the expansions one solve at a cut may take:
+  /// twice its share of what is left, shared by the `unsolved` entries the
+  /// cut still has to solve (0: no cap).
+  uint64_t solveCap(size_t unsolved) const {
+    if (!limits.stopWhenHopeless || !limits.maxExpansions || unsolved == 0)
+      return 0;
+    uint64_t left =
+        limits.maxExpansions - std::min(limits.maxExpansions, expansions);
+    return std::max<uint64_t>(1, 2 * left / unsolved);
+  }
   bool overLimits() {
     if (limits.maxExpansions && expansions >= limits.maxExpansions)
       return true;
@@ -152,7 +164,9 @@ private:
 
 std::optional<std::vector<Exit>> MemoSearch::solve(unsigned a, unsigned b,
                                                    const StateKey &entry,
-                                                   double budget) {
+                                                   double budget,
+                                                   uint64_t cap) {
+  uint64_t first = expansions;
   struct Entry {
     StateKey key;
     double g;
@@ -170,6 +184,8 @@ std::optional<std::vector<Exit>> MemoSearch::solve(unsigned a, unsigned b,
     std::unordered_map<std::string, uint32_t> index;
     for (uint32_t i = 0; i < cur.size(); ++i) {
       if ((++expansions & 63) == 0 && overLimits())
+        return std::nullopt;
+      if (cap && expansions - first > cap)
         return std::nullopt;
       // (Copied: `next` may be `cur`'s neighbour but never `cur` itself.)
       space.forEachChoice(q, [&](const StepChoice &c) {
@@ -266,6 +282,13 @@ std::optional<SearchOutcome> MemoSearch::run() {
     seenClasses.insert(cls);
     std::unordered_map<std::string, uint32_t> index;
     auto &next = frontier[k + 1];
+    // Per entry, how many entries from it on no block of the class has
+    // solved (their keys differ, so solving one solves no other).
+    std::vector<size_t> unsolvedFrom(frontier[k].size() + 1, 0);
+    if (limits.stopWhenHopeless)
+      for (size_t j = frontier[k].size(); j-- > 0;)
+        unsolvedFrom[j] = unsolvedFrom[j + 1] +
+                          !memo.count({cls, keyBytes(frontier[k][j].key)});
     for (uint32_t i = 0; i < frontier[k].size(); ++i) {
       const Outer &from = frontier[k][i];
       auto memoKey = std::make_pair(cls, keyBytes(from.key));
@@ -278,7 +301,13 @@ std::optional<SearchOutcome> MemoSearch::run() {
       auto it = memo.find(memoKey);
       if (it == memo.end() || it->second.budget < budget) {
         uint64_t before = expansions;
-        auto exits = solve(a, b, from.key, budget);
+        // The entries of this cut from i on that no block of the class has
+        // solved yet: a solve that takes more than twice its share of the
+        // expansions left shows the memo will not finish (a heuristic, as
+        // the plain A*'s hopeless stop; only with stopWhenHopeless).
+        size_t unsolved = std::max<size_t>(1, unsolvedFrom[i]);
+        uint64_t cap = solveCap(unsolved);
+        auto exits = solve(a, b, from.key, budget, cap);
         if (getenv("WEFT_MEMO_DEBUG"))
           llvm::errs() << llvm::formatv(
               "block {0} [{1},{2}) live {3} class {4} entry {5}: {6} "
@@ -286,8 +315,17 @@ std::optional<SearchOutcome> MemoSearch::run() {
               k, a, b, space.live(a).size(), cls, i, expansions - before,
               exits ? exits->size() : 0,
               it == memo.end() ? "" : " (solved again, larger budget)");
-        if (!exits)
+        if (!exits) {
+          if (cap && expansions - before > cap && limits.progress)
+            limits.progress(
+                llvm::formatv("synthesis: block memo stopped at block "
+                              "{0}/{1}: one of its {2} entries to solve "
+                              "took over {3} expansions, {4} left",
+                              k + 1, cut.size() - 1, unsolved, cap,
+                              limits.maxExpansions - expansions)
+                    .str());
           return std::nullopt;
+        }
         ++solves;
         solved.push_back(std::move(*exits));
         if (it == memo.end())
@@ -392,6 +430,7 @@ SearchOutcome weft::synth::search(SearchSpace &space,
   double wall = std::chrono::duration<double>(Clock::now() - start).count();
   if (found) {
     found->expansions = used;
+    found->memoExpansions = used;
     found->wallSeconds = wall;
     bool fits = true;
     if (found->found && limits.memoryPruning)
@@ -414,6 +453,7 @@ SearchOutcome weft::synth::search(SearchSpace &space,
     rest.timeLimitSeconds = std::max(0.01, limits.timeLimitSeconds - wall);
   SearchOutcome out = searchAStar(space, rest);
   out.expansions += used;
+  out.memoExpansions = used;
   out.wallSeconds += wall;
   return out;
 }

@@ -45,6 +45,9 @@ struct SearchOutcome {
   uint64_t stateBytes = 0;
   /// The memoised search finished and gave this plan (false: plain A*).
   bool memoised = false;
+  /// Expansions the memoised search spent, finished or not (counted in
+  /// `expansions` too).
+  uint64_t memoExpansions = 0;
 };
 
 /// Limits and switches of one search.

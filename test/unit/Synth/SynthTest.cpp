@@ -254,6 +254,76 @@ TEST(SynthTest, MemoMatchesPlainSearch) {
   }
 }
 
+/// Residual blocks with three parallel matmuls summed: four live values
+/// inside a block, so one block solve takes many expansions.
+std::string wideBlocks(unsigned blocks) {
+  std::string params, body;
+  std::string cur = "%x";
+  const char *t = "tensor<8x16xf32>";
+  for (unsigned i = 0; i < blocks; ++i) {
+    for (unsigned j = 0; j < 3; ++j) {
+      params += llvm::formatv("    %w{0}_{1} = graph.parameter \"w{0}_{1}\" : "
+                              "tensor<16x16xf32>\n",
+                              i, j);
+      body += llvm::formatv("    %a{0}_{1} = graph.matmul {2}, %w{0}_{1} : "
+                            "({3}, tensor<16x16xf32>) -> {3}\n",
+                            i, j, cur, t);
+    }
+    body += llvm::formatv(
+        "    %s{0} = graph.add %a{0}_0, %a{0}_1 : ({1}, {1}) -> {1}\n"
+        "    %t{0} = graph.add %s{0}, %a{0}_2 : ({1}, {1}) -> {1}\n"
+        "    %r{0} = graph.relu %t{0} : {1}\n"
+        "    %h{0} = graph.add {2}, %r{0} : ({1}, {1}) -> {1}\n",
+        i, t, cur);
+    cur = "%h" + std::to_string(i);
+  }
+  return "module {\n  func.func @main(%x: tensor<8x16xf32> {graph.input = "
+         "\"x\"}) -> tensor<f32> {\n" +
+         params + body + "    %l = graph.reduce_sum " + cur +
+         " {axes = array<i64: 0, 1>, keepdims = false} : tensor<8x16xf32> -> "
+         "tensor<f32>\n    return %l : tensor<f32>\n  }\n}\n";
+}
+
+TEST(SynthTest, MemoGivesUpWhenOneSolveOutrunsItsShare) {
+  // With stopWhenHopeless the memoised search stops as soon as one block
+  // solve takes more than twice its share of the expansions left (shared
+  // by the entries its cut still has to solve); the plain A* takes over
+  // and the plan stays a plan of the space at its replayed cost.
+  ClusterSpec spec = cluster(2, 2);
+  mlir::MLIRContext ctx;
+  ParsedSpace parsed = parseSpace(ctx, wideBlocks(3), spec);
+  ASSERT_TRUE(parsed.space) << parsed.error;
+  SearchSpace &space = *parsed.space;
+  SearchLimits limits;
+  limits.memo = true;
+  // A generous budget: the memo finishes with the rule as without it.
+  limits.maxExpansions = 8000000;
+  limits.stopWhenHopeless = true;
+  SearchOutcome roomy = search(space, limits);
+  ASSERT_TRUE(roomy.found);
+  EXPECT_TRUE(roomy.memoised);
+  // A budget whose eighth the memo cannot finish in: with the rule it
+  // stops before that eighth is spent; without it (the same memo budget:
+  // half of a quarter) it runs to the end of its budget.
+  uint64_t cap = 8 * roomy.memoExpansions / 3;
+  limits.maxExpansions = cap;
+  SearchOutcome with = search(space, limits);
+  limits.maxExpansions = cap / 4;
+  limits.stopWhenHopeless = false;
+  SearchOutcome without = search(space, limits);
+  EXPECT_FALSE(without.memoised);
+  EXPECT_LT(with.memoExpansions, cap / 8);
+  EXPECT_LT(with.memoExpansions, without.memoExpansions);
+  ASSERT_TRUE(without.found && with.found);
+  EXPECT_FALSE(with.memoised);
+  for (const SearchOutcome *o : {&roomy, &with}) {
+    auto replayed = replay(space, o->choices);
+    ASSERT_TRUE(replayed.has_value());
+    EXPECT_NEAR(*replayed, o->cost, 1e-12 * o->cost);
+  }
+  EXPECT_GE(with.cost, roomy.cost * (1 - 1e-12));
+}
+
 /// One 4096 x 4096 weight: 64 MiB of fp32, 256 MiB with Adam's state and
 /// gradient (16 B per parameter).
 const char *kBigWeight = R"(module {
