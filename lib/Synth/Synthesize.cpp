@@ -16,6 +16,7 @@
 #include "weft/Synth/Search.h"
 #include "llvm/Support/FormatVariadic.h"
 #include <chrono>
+#include <cmath>
 
 using namespace weft;
 using namespace weft::synth;
@@ -535,6 +536,8 @@ llvm::Expected<SynthResult> weft::synthesize(mlir::ModuleOp graph,
   // improves.
   constexpr unsigned kMaxRounds = 4;
   mlir::OwningOpRef<mlir::ModuleOp> current = bestPlan->clone();
+  // The per-class ratios the last search ran at.
+  std::vector<double> searchedAt = best.space->ratios;
   for (unsigned round = 0; !options.fixedRatios && round < kMaxRounds;
        ++round) {
     auto assigned = ratio::assignRatios(*current, spec, options.eval);
@@ -568,6 +571,21 @@ llvm::Expected<SynthResult> weft::synthesize(mlir::ModuleOp graph,
     std::vector<double> ratios = searchRatiosOf(*current, spec);
     if (!assigned->changed || ratios.empty() || round + 1 == kMaxRounds)
       break;
+    // The search prices at one ratio per class: when the LP moved none of
+    // them by minRatioMove or more from the ratios the last search ran at,
+    // another search would see nearly the same prices (a heuristic).
+    double moved = 0;
+    for (auto [now, was] : llvm::zip(ratios, searchedAt))
+      moved = std::max(moved, std::fabs(now / was - 1));
+    if (ratios.size() == searchedAt.size() && moved < options.minRatioMove) {
+      if (options.progress)
+        options.progress(llvm::formatv("synthesis: alternation stops: the "
+                                       "ratio LP moved no class ratio by "
+                                       "{0:P} or more (at most {1:P})",
+                                       options.minRatioMove, moved)
+                             .str());
+      break;
+    }
     SearchLimits next = limits;
     if (timeBudget > 0) {
       next.timeLimitSeconds = timeBudget - secondsSince(start);
@@ -581,6 +599,7 @@ llvm::Expected<SynthResult> weft::synthesize(mlir::ModuleOp graph,
       break;
     }
     stats.expansions += again->found.expansions;
+    searchedAt = again->space->ratios;
     dump("search", *again->plan);
     if (again->evaluated < bestCost) {
       bestCost = again->evaluated;

@@ -73,6 +73,13 @@ SynthFlags::SynthFlags(cl::OptionCategory &category)
                             "reach about GB gigabytes (default 1); the best "
                             "plan found is written with capped: true"),
                    cl::value_desc("GB"), cl::init(0), cl::cat(category)),
+      minRatioMove(
+          "min-ratio-move",
+          cl::desc("Alternation: search again at the ratio LP's ratios only "
+                   "when it moved some device class's ratio by at least "
+                   "this fraction (default 0.05; 0: until the step time "
+                   "stops improving)"),
+          cl::value_desc("F"), cl::init(0.05), cl::cat(category)),
       align("align",
             cl::desc("Every integer shard size a multiple of N (on top of "
                      "reshape alignments)"),
@@ -107,11 +114,15 @@ static llvm::Expected<SynthOptions> toOptions(const SynthFlags &flags,
   if (flags.searchMemory < 0)
     return badInput("--search-memory must be positive, got {0} GB",
                     double(flags.searchMemory));
+  if (flags.minRatioMove < 0)
+    return badInput("--min-ratio-move must be at least 0, got {0}",
+                    double(flags.minRatioMove));
   if (flags.align < 1)
     return badInput("--align must be at least 1, got {0}",
                     int64_t(flags.align));
   options.memo = !flags.noMemo;
   options.fixedRatios = flags.fixedRatios;
+  options.minRatioMove = flags.minRatioMove;
   options.timeLimitSeconds = flags.timeLimit;
   options.maxExpansions = flags.maxExpansions;
   options.maxStateBytes = uint64_t(flags.searchMemory * 1e9);
@@ -141,6 +152,7 @@ static std::string cacheKey(const SynthFlags &flags, const SynthInputs &in) {
        in.eval.profile ? "profile" : "roofline", flags.heuristic.getValue(),
        flags.recompute.getValue(), std::to_string(flags.noMemo.getValue()),
        std::to_string(flags.fixedRatios.getValue()),
+       std::to_string(flags.minRatioMove.getValue()),
        std::to_string(flags.timeLimit.getValue()),
        std::to_string(flags.maxExpansions.getValue()),
        std::to_string(flags.searchMemory.getValue()),

@@ -24,7 +24,7 @@ struct SynthFlags {
   explicit SynthFlags(llvm::cl::OptionCategory &category);
   llvm::cl::opt<std::string> heuristic, recompute, microBatches;
   llvm::cl::opt<bool> noMemo, fixedRatios, explain, noCache;
-  llvm::cl::opt<double> timeLimit, searchMemory;
+  llvm::cl::opt<double> timeLimit, searchMemory, minRatioMove;
   llvm::cl::opt<uint64_t> maxExpansions;
   llvm::cl::opt<int64_t> align;
   llvm::cl::opt<std::string> dumpDir;

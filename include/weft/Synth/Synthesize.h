@@ -46,6 +46,11 @@ struct SynthOptions {
   /// Keep the ratios proportional to device speed (no alternation with the
   /// ratio LP).
   bool fixedRatios = false;
+  /// Alternation: search again at the LP's ratios only when the LP moved
+  /// some class's ratio by at least this fraction from the ratios the last
+  /// search ran at (0: whenever the cost strictly improved). A heuristic
+  /// (docs/Synthesis.md "Alternation").
+  double minRatioMove = 0.05;
   /// Stop the search after this many seconds (0: none).
   double timeLimitSeconds = 0;
   /// Stop the search after this many expansions (0: none).
