@@ -322,7 +322,8 @@ std::optional<SearchOutcome> MemoSearch::run() {
                               "{0}/{1}: one of its {2} entries to solve "
                               "took over {3} expansions, {4} left",
                               k + 1, cut.size() - 1, unsolved, cap,
-                              limits.maxExpansions - expansions)
+                              limits.maxExpansions -
+                                  std::min(limits.maxExpansions, expansions))
                     .str());
           return std::nullopt;
         }
