@@ -282,7 +282,7 @@ std::optional<SearchOutcome> MemoSearch::run() {
     seenClasses.insert(cls);
     std::unordered_map<std::string, uint32_t> index;
     auto &next = frontier[k + 1];
-    // Per entry, how many entries from it on no block of the class has
+    // Per entry, how many entries after it no block of the class has
     // solved (their keys differ, so solving one solves no other).
     std::vector<size_t> unsolvedFrom(frontier[k].size() + 1, 0);
     if (limits.stopWhenHopeless)
@@ -301,11 +301,11 @@ std::optional<SearchOutcome> MemoSearch::run() {
       auto it = memo.find(memoKey);
       if (it == memo.end() || it->second.budget < budget) {
         uint64_t before = expansions;
-        // The entries of this cut from i on that no block of the class has
+        // This entry and those after it that no block of the class has
         // solved yet: a solve that takes more than twice its share of the
         // expansions left shows the memo will not finish (a heuristic, as
         // the plain A*'s hopeless stop; only with stopWhenHopeless).
-        size_t unsolved = std::max<size_t>(1, unsolvedFrom[i]);
+        size_t unsolved = 1 + unsolvedFrom[i + 1];
         uint64_t cap = solveCap(unsolved);
         auto exits = solve(a, b, from.key, budget, cap);
         if (getenv("WEFT_MEMO_DEBUG"))

@@ -17,6 +17,7 @@
 #include "llvm/Support/FormatVariadic.h"
 #include <chrono>
 #include <cmath>
+#include <limits>
 
 using namespace weft;
 using namespace weft::synth;
@@ -445,6 +446,14 @@ llvm::Error unlessInfeasible(llvm::Error err) {
                             });
 }
 
+/// |now / was − 1|; a class that had no share moves infinitely when it gets
+/// one, and not at all when it still has none.
+double relativeMove(double now, double was) {
+  if (was > 0)
+    return std::fabs(now / was - 1);
+  return now > 0 ? std::numeric_limits<double>::infinity() : 0;
+}
+
 double secondsSince(std::chrono::steady_clock::time_point t) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t)
       .count();
@@ -576,7 +585,7 @@ llvm::Expected<SynthResult> weft::synthesize(mlir::ModuleOp graph,
     // another search would see nearly the same prices (a heuristic).
     double moved = 0;
     for (auto [now, was] : llvm::zip(ratios, searchedAt))
-      moved = std::max(moved, std::fabs(now / was - 1));
+      moved = std::max(moved, relativeMove(now, was));
     if (ratios.size() == searchedAt.size() && moved < options.minRatioMove) {
       if (options.progress)
         options.progress(llvm::formatv("synthesis: alternation stops: the "

@@ -203,6 +203,17 @@ TEST(SynthTest, MemoEqualsAStarOnLongerChains) {
   EXPECT_GE(memoised, 50u);
 }
 
+/// A module taking %x : tensor<8x16xf32> with `params` and `body`, whose
+/// loss is the sum of `last`.
+std::string residualModule(const std::string &params, const std::string &body,
+                           const std::string &last) {
+  return "module {\n  func.func @main(%x: tensor<8x16xf32> {graph.input = "
+         "\"x\"}) -> tensor<f32> {\n" +
+         params + body + "    %l = graph.reduce_sum " + last +
+         " {axes = array<i64: 0, 1>, keepdims = false} : tensor<8x16xf32> -> "
+         "tensor<f32>\n    return %l : tensor<f32>\n  }\n}\n";
+}
+
 /// Four identical residual MLP blocks.
 std::string repeatedBlocks(unsigned blocks) {
   std::string params, body;
@@ -226,11 +237,7 @@ std::string repeatedBlocks(unsigned blocks) {
         i, cur);
     cur = "%h" + std::to_string(i);
   }
-  return "module {\n  func.func @main(%x: tensor<8x16xf32> {graph.input = "
-         "\"x\"}) -> tensor<f32> {\n" +
-         params + body + "    %l = graph.reduce_sum " + cur +
-         " {axes = array<i64: 0, 1>, keepdims = false} : tensor<8x16xf32> -> "
-         "tensor<f32>\n    return %l : tensor<f32>\n  }\n}\n";
+  return residualModule(params, body, cur);
 }
 
 TEST(SynthTest, MemoMatchesPlainSearch) {
@@ -277,11 +284,7 @@ std::string wideBlocks(unsigned blocks) {
         i, t, cur);
     cur = "%h" + std::to_string(i);
   }
-  return "module {\n  func.func @main(%x: tensor<8x16xf32> {graph.input = "
-         "\"x\"}) -> tensor<f32> {\n" +
-         params + body + "    %l = graph.reduce_sum " + cur +
-         " {axes = array<i64: 0, 1>, keepdims = false} : tensor<8x16xf32> -> "
-         "tensor<f32>\n    return %l : tensor<f32>\n  }\n}\n";
+  return residualModule(params, body, cur);
 }
 
 TEST(SynthTest, MemoGivesUpWhenOneSolveOutrunsItsShare) {
