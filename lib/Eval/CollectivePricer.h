@@ -14,7 +14,7 @@
 #include "weft/Cost/Collective.h"
 #include "weft/Cost/ProfileDB.h"
 #include "weft/Spmd/Duals.h"
-#include <map>
+#include "llvm/ADT/StringMap.h"
 #include <string>
 
 namespace weft {
@@ -47,7 +47,7 @@ private:
   const ClusterSpec &spec;
   const ProfileDB *db;
   CollectiveOptions options;
-  std::map<std::string, double> memo;
+  llvm::StringMap<double> memo;
 };
 
 } // namespace weft

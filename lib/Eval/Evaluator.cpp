@@ -24,17 +24,18 @@ void PlanEvaluator::priceAlong(Collective kind, AxisMask axes,
   if (layout.sizeOf(axes) <= 1 || !communicates(kind))
     return;
   std::vector<bool> done(n);
-  for (unsigned d = 0; d < n; ++d) {
+  for (unsigned d : reps) {
     if (done[d])
       continue;
     llvm::ArrayRef<unsigned> group = layout.groupOf(d, axes);
     llvm::ArrayRef<unsigned> cluster = layout.clusterGroupOf(d, axes);
     llvm::SmallVector<double> bytes;
     for (unsigned y : group)
-      bytes.push_back(bytesOf(y));
+      bytes.push_back(bytesOf(layout.representativeOf(y)));
     double t = pricer.seconds(kind, cluster, bytes, variant);
     for (unsigned y : group) {
-      into[y] += t;
+      if (layout.representativeOf(y) == y)
+        into[y] += t;
       done[y] = true;
     }
   }
@@ -89,7 +90,7 @@ llvm::Error PlanEvaluator::visitRelayout(Operation *op) {
   if (auto name = op->getLoc().dyn_cast<mlir::NameLoc>())
     record.location = name.getName().str();
   record.axis = axis;
-  for (unsigned d = 0; d < n; ++d) {
+  for (unsigned d : reps) {
     step.comm[d] += fwdTime[d];
     record.bytes = std::max(record.bytes, fwdBytes(d));
   }
@@ -107,14 +108,14 @@ llvm::Error PlanEvaluator::visitRelayout(Operation *op) {
     if (zero3 && dual->forward == Collective::AllGather &&
         !options.keepGatheredParameters)
       priceAlong(Collective::AllGather, mask, fwdBytes, variant, dualTime);
-    for (unsigned d = 0; d < n; ++d) {
+    for (unsigned d : reps) {
       step.comm[d] += dualTime[d];
       step.dual[d] += dualTime[d];
     }
     record.dualSeconds = maxOf(dualTime);
   }
   out.collectives.push_back(std::move(record));
-  for (unsigned d = 0; d < n; ++d) {
+  for (unsigned d : reps) {
     double b = outBytes(d);
     if (zero3 && options.keepGatheredParameters &&
         dual->forward == Collective::AllGather)
@@ -161,8 +162,8 @@ void PlanEvaluator::priceCompute(Operation *op, mlir::Region *region,
   };
   auto addPriced = [&](const Priced &p, unsigned d) {
     step.forward[d] += p.forward;
-    out.timedOps += p.timed;
-    out.measuredOps += p.measured;
+    out.timedOps += p.timed * layout.orbitSize(d);
+    out.measuredOps += p.measured * layout.orbitSize(d);
     if (backward) {
       step.backward[d] += p.backward;
       (recomputing ? runBytes[d] : kept[d]) += p.kept;
@@ -187,7 +188,7 @@ void PlanEvaluator::priceCompute(Operation *op, mlir::Region *region,
   }
   std::map<std::vector<int64_t>, Priced> seen;
   std::vector<int64_t> key;
-  for (unsigned d = 0; d < n; ++d) {
+  for (unsigned d : reps) {
     const DeviceType &type = layout.typeOf(d);
     key.assign(1, int64_t(layout.meshClass(d)));
     for (const Dim &dim : dims)
@@ -275,7 +276,7 @@ void PlanEvaluator::visitLocal(LocalOp op) {
   recomputing = runs.price(
       op, grad, [&] { closeRun(); },
       [&](Value in) {
-        for (unsigned d = 0; d < n; ++d)
+        for (unsigned d : reps)
           kept[d] += shardBytes(in, distOf(in), d);
       });
   priceCompute(op, &op.getBody(), grad);
@@ -308,7 +309,7 @@ void PlanEvaluator::priceRecipeStats(LocalOp op, bool grad) {
     // A recomputed forward all-reduces again (charged with the backward).
     if (recomputing)
       priceAlong(Collective::AllReduce, 1u << stat.axis, bytesOf, {}, dual);
-    for (unsigned d = 0; d < n; ++d) {
+    for (unsigned d : reps) {
       step.comm[d] += fwd[d] + dual[d];
       step.dual[d] += dual[d];
     }
@@ -369,7 +370,7 @@ llvm::Error PlanEvaluator::run(mlir::func::FuncOp func) {
 llvm::Expected<PlanEstimate> weft::evaluatePlan(mlir::ModuleOp module,
                                                 const ClusterSpec &spec,
                                                 const EvalOptions &options) {
-  auto layout = MeshLayout::get(module, spec);
+  auto layout = MeshLayout::get(module, spec, options.foldDevices);
   if (!layout)
     return layout.takeError();
   mlir::func::FuncOp func;

@@ -9,7 +9,7 @@ using namespace weft;
 using namespace weft::spmd;
 
 llvm::Expected<MeshLayout> MeshLayout::get(mlir::ModuleOp module,
-                                           const ClusterSpec &spec) {
+                                           const ClusterSpec &spec, bool fold) {
   MeshAttr mesh = module->getAttrOfType<MeshAttr>(SpmdDialect::kMeshAttr);
   if (!mesh)
     return badInput("the plan has no mesh: expected a '{0}' module attribute",
@@ -76,7 +76,67 @@ llvm::Expected<MeshLayout> MeshLayout::get(mlir::ModuleOp module,
                                     double(seg.getExtent());
       layout.shares[seg.getId()] = std::move(s);
     }
+  if (fold) {
+    layout.findOrbits(placement);
+  } else {
+    for (unsigned d = 0; d < layout.numDevices_; ++d)
+      layout.reps.push_back(d);
+    layout.repOf = layout.reps;
+    layout.orbitSizes.assign(layout.numDevices_, 1);
+  }
   return layout;
+}
+
+void MeshLayout::findOrbits(
+    llvm::ArrayRef<std::pair<unsigned, unsigned>> placement) {
+  int64_t perNode = numDevices_ / axisSizes[0];
+  // What tells mesh nodes apart: class, the cluster node's type, size and
+  // links, and per local position every segment's extent on every set of
+  // split axes (the sums over agreeing devices, as shardExtents).
+  std::vector<std::vector<double>> nodeKeys(axisSizes[0]);
+  for (int64_t m = 0; m < axisSizes[0]; ++m) {
+    const Node &node = spec->nodes[placement[m].first];
+    nodeKeys[m] = {double(classOf[m * perNode]),
+                   double(node.typeIndex),
+                   double(node.numDevices),
+                   node.intraBandwidthGBps,
+                   node.intraLatencyUs,
+                   node.nicBandwidthGbps,
+                   node.nicLatencyUs};
+  }
+  AxisMask all = (AxisMask(1) << numAxes()) - 1;
+  std::vector<int64_t> ids;
+  for (auto &[id, share] : shares)
+    ids.push_back(id);
+  llvm::sort(ids);
+  for (int64_t id : ids)
+    for (AxisMask mask = 1; mask <= all; ++mask) {
+      const Groups &g = groupsAlong(all & ~mask);
+      std::vector<double> sums(g.members.size(), 0.0);
+      for (unsigned y = 0; y < numDevices_; ++y)
+        sums[g.index[y]] += shares[id][y];
+      for (unsigned x = 0; x < numDevices_; ++x)
+        nodeKeys[x / perNode].push_back(
+            double(std::max<int64_t>(0, std::llround(sums[g.index[x]]))));
+    }
+  std::map<std::vector<double>, unsigned> nodeClass;
+  std::vector<unsigned> nodeOrbit(axisSizes[0]);
+  for (int64_t m = 0; m < axisSizes[0]; ++m)
+    nodeOrbit[m] =
+        nodeClass.try_emplace(nodeKeys[m], unsigned(nodeClass.size()))
+            .first->second;
+  // A device's orbit: its node's and its local position.
+  std::map<std::pair<unsigned, int64_t>, unsigned> first;
+  repOf.resize(numDevices_);
+  orbitSizes.assign(numDevices_, 0);
+  for (unsigned d = 0; d < numDevices_; ++d) {
+    auto [it, fresh] =
+        first.try_emplace({nodeOrbit[d / perNode], d % perNode}, d);
+    if (fresh)
+      reps.push_back(d);
+    repOf[d] = it->second;
+    ++orbitSizes[it->second];
+  }
 }
 
 const DeviceType &MeshLayout::typeOf(unsigned d) const {
@@ -147,21 +207,17 @@ const int64_t *MeshLayout::shardExtents(DistAttr dist, unsigned dim) const {
   auto [it, inserted] = extents.try_emplace({segment, mask});
   if (inserted) {
     // Summing over the devices that agree on the split axes: those are the
-    // devices whose pieces this device holds.
+    // devices whose pieces this device holds, the group along the other
+    // axes.
+    AxisMask all = (AxisMask(1) << numAxes()) - 1;
+    const Groups &g = groupsAlong(all & ~mask);
+    std::vector<double> sums(g.members.size(), 0.0);
+    for (unsigned y = 0; y < numDevices_; ++y)
+      sums[g.index[y]] += share->second[y];
     std::vector<int64_t> &out = it->second;
     out.resize(numDevices_);
-    for (unsigned x = 0; x < numDevices_; ++x) {
-      double sum = 0;
-      for (unsigned y = 0; y < numDevices_; ++y) {
-        bool same = true;
-        for (unsigned a = 0; a < numAxes() && same; ++a)
-          if (mask & (1u << a))
-            same = coords[y][a] == coords[x][a];
-        if (same)
-          sum += share->second[y];
-      }
-      out[x] = std::max<int64_t>(0, std::llround(sum));
-    }
+    for (unsigned x = 0; x < numDevices_; ++x)
+      out[x] = std::max<int64_t>(0, std::llround(sums[g.index[x]]));
   }
   return it->second.data();
 }

@@ -26,7 +26,7 @@ void PlanEvaluator::visitParameter(ParameterOp op) {
   double gb = gradientBytesPerElement(options.dtype);
   double pb = parameterBytesPerElement(options.dtype);
   std::vector<double> elements(n);
-  for (unsigned d = 0; d < n; ++d) {
+  for (unsigned d : reps) {
     auto type = v.getType().cast<RankedTensorType>();
     Shape s = layout.shardShape(type, dist, d);
     elements[d] = double(std::accumulate(s.begin(), s.end(), int64_t(1),

@@ -62,8 +62,9 @@ public:
       : layout(layout), spec(spec), options(options),
         microBatches(microBatches),
         pricer(spec, options.profile, options.collectives),
-        n(layout.numDevices()), step(n), counts(n), kept(n), transient(n),
-        optimizerElements(n), afterUpdate(n), runBytes(n) {}
+        n(layout.numDevices()), reps(layout.representatives()), step(n),
+        counts(n), kept(n), transient(n), optimizerElements(n), afterUpdate(n),
+        runBytes(n) {}
 
   llvm::Error run(mlir::func::FuncOp func);
   PlanEstimate finish();
@@ -97,8 +98,8 @@ private:
   /// Prices the graph ops of a region (or one op) on every device given
   /// the shard shapes of the region's inputs and yielded results.
   void priceCompute(Operation *op, mlir::Region *region, bool backward);
-  /// Prices `kind` along `axes` for every device; `bytesOf(d)` is device
-  /// d's contribution. Adds to `into` (per device).
+  /// Prices `kind` along `axes` for every representative; `bytesOf(d)` is
+  /// representative d's contribution. Adds to `into` (per device).
   void priceAlong(Collective kind, AxisMask axes,
                   llvm::function_ref<double(unsigned)> bytesOf,
                   CollectiveVariant variant, std::vector<double> &into);
@@ -111,6 +112,9 @@ private:
   int64_t microBatches;
   CollectivePricer pricer;
   unsigned n;
+  /// One device per orbit (MeshLayout::representatives): only these are
+  /// priced; per-device vectors hold zero for the others.
+  llvm::ArrayRef<unsigned> reps;
   StepAccumulator step;
   PlanEstimate out;
   std::vector<MemoryCounts> counts;
@@ -122,7 +126,7 @@ private:
   bool recomputing = false;
   /// Closes the open run: its saved tensors are a transient.
   void closeRun() {
-    for (unsigned d = 0; d < n; ++d)
+    for (unsigned d : reps)
       transient[d] = std::max(transient[d], runBytes[d]);
     runBytes.assign(n, 0);
   }
@@ -138,7 +142,7 @@ private:
   llvm::DenseSet<Value> onceSyncValues;
   /// Charges `sync` (per device) to the current step.
   void chargeSync(const std::vector<double> &sync, bool once) {
-    for (unsigned d = 0; d < n; ++d) {
+    for (unsigned d : reps) {
       step.comm[d] += sync[d];
       step.sync[d] += sync[d];
       if (once)

@@ -41,7 +41,7 @@ PlanEstimate PlanEvaluator::finish() {
                            : options.optimizer == Optimizer::Momentum ? 4
                                                                       : 2;
   std::vector<double> update(n);
-  for (unsigned d = 0; d < n; ++d) {
+  for (unsigned d : reps) {
     OpWork work{OpClass::Elementwise, flopsPerElement * optimizerElements[d],
                 optimizerElements[d] * (2 * p + g + 2 * o)};
     update[d] =
@@ -61,14 +61,15 @@ PlanEstimate PlanEvaluator::finish() {
   out.commShare = out.stepSeconds > 0 ? commCritical / out.stepSeconds : 0;
 
   for (unsigned d = 0; d < n; ++d) {
-    MemoryCounts c = counts[d];
-    c.keptActivationElements = kept[d] / bytesPerElement(options.dtype);
+    unsigned r = layout.representativeOf(d);
+    MemoryCounts c = counts[r];
+    c.keptActivationElements = kept[r] / bytesPerElement(options.dtype);
     DeviceMemoryEstimate m;
     m.device = d;
     m.clusterDevice = layout.clusterDevice(d);
     m.type = layout.typeOf(d).name;
     m.terms = deviceMemory(c, options.dtype, options.optimizer);
-    m.transientBytes = transient[d];
+    m.transientBytes = transient[r];
     m.capacityBytes = layout.typeOf(d).memoryBytes();
     m.fits =
         m.peakBytes() <= m.capacityBytes * (1 - options.reservedMemoryFraction);

@@ -62,9 +62,9 @@ public:
       : layout(layout), spec(spec), options(options), segs(segs), at(at),
         perStep(1 / double(microBatches)),
         collectives(spec, options.collectives, at), n(layout.numDevices()),
-        compute(n), comm(n), stored(n), grads(n), opt(n), kept(n),
-        transient(n, {-1.0, LinearCost()}), optimizerElements(n),
-        afterUpdate(n), runBytes(n) {}
+        reps(layout.representatives()), compute(n), comm(n), stored(n),
+        grads(n), opt(n), kept(n), transient(n, {-1.0, LinearCost()}),
+        optimizerElements(n), afterUpdate(n), runBytes(n) {}
 
   llvm::Error run(mlir::func::FuncOp func);
   RatioProblem finish();
@@ -138,6 +138,9 @@ private:
   const Ratios &at;
   CollectiveForms collectives;
   unsigned n;
+  /// One device per orbit (MeshLayout::representatives): only these are
+  /// priced, the per-device vectors are left empty for the others.
+  llvm::ArrayRef<unsigned> reps;
   bool linearized = false;
   std::vector<Step> steps;
   std::vector<Form> compute, comm;
@@ -152,7 +155,7 @@ private:
   RecomputeRun runs;
   bool recomputing = false;
   void closeRun() {
-    for (unsigned d = 0; d < n; ++d)
+    for (unsigned d : reps)
       noteTransient(d, runBytes[d]);
     runBytes.assign(n, LinearCost());
   }
@@ -363,17 +366,18 @@ void PlanPricer::priceAlong(Collective kind, AxisMask axes,
   if (layout.sizeOf(axes) <= 1 || !communicates(kind))
     return;
   std::vector<bool> done(n);
-  for (unsigned d = 0; d < n; ++d) {
+  for (unsigned d : reps) {
     if (done[d])
       continue;
     llvm::ArrayRef<unsigned> group = layout.groupOf(d, axes);
     llvm::ArrayRef<unsigned> cluster = layout.clusterGroupOf(d, axes);
     std::vector<LinearCost> bytes;
     for (unsigned y : group)
-      bytes.push_back(bytesOf(y));
+      bytes.push_back(bytesOf(layout.representativeOf(y)));
     const Form &t = collectives.time(kind, cluster, bytes, choice);
     for (unsigned y : group) {
-      into[y].add(t);
+      if (layout.representativeOf(y) == y)
+        into[y].add(t);
       done[y] = true;
     }
   }
@@ -393,7 +397,7 @@ void PlanPricer::visitParameter(ParameterOp op) {
   double pb = parameterBytesPerElement(options.dtype);
   std::vector<LinearCost> elements(n);
   auto type = v.getType().cast<RankedTensorType>();
-  for (unsigned d = 0; d < n; ++d) {
+  for (unsigned d : reps) {
     elements[d] = elementsForm(shapeForm(type, dist, d));
     addScaled(stored[d], elements[d]);
     if (!dual.trainable)
@@ -435,7 +439,7 @@ void PlanPricer::consume(Value v) {
   auto it = pendingSync.find(v);
   if (it == pendingSync.end())
     return;
-  for (unsigned d = 0; d < n; ++d)
+  for (unsigned d : reps)
     comm[d].add(it->second[d]);
   pendingSync.erase(it);
 }
@@ -471,7 +475,7 @@ llvm::Error PlanPricer::visitRelayout(Operation *op) {
                       ? AllReduceAlgo::Hierarchical
                       : AllReduceAlgo::Ring;
   std::vector<LinearCost> inBytes(n), outBytes(n);
-  for (unsigned d = 0; d < n; ++d) {
+  for (unsigned d : reps) {
     inBytes[d] = bytesForm(in, inDist, d);
     outBytes[d] = bytesForm(res, outDist, d);
   }
@@ -489,7 +493,7 @@ llvm::Error PlanPricer::visitRelayout(Operation *op) {
         !options.keepGatheredParameters)
       priceAlong(Collective::AllGather, mask, fwdBytes, choice, comm);
   }
-  for (unsigned d = 0; d < n; ++d) {
+  for (unsigned d : reps) {
     if (zero3 && options.keepGatheredParameters &&
         dual->forward == Collective::AllGather)
       addScaled(kept[d], outBytes[d]);
@@ -547,7 +551,7 @@ bool PlanPricer::priceCompute(Operation *op, mlir::Region *region,
            });
   };
   bool timed = false;
-  for (unsigned d = 0; d < n; ++d) {
+  for (unsigned d : reps) {
     const DeviceType &type = layout.typeOf(d);
     llvm::SmallVector<ShapeForm, 4> signature;
     if (region) {
@@ -653,7 +657,7 @@ void PlanPricer::visitLocal(LocalOp op) {
   recomputing = runs.price(
       op, grad, [&] { closeRun(); },
       [&](Value in) {
-        for (unsigned d = 0; d < n; ++d)
+        for (unsigned d : reps)
           addScaled(kept[d], bytesForm(in, distOf(in), d));
       });
   priceCompute(op, &op.getBody(), grad);
@@ -717,7 +721,7 @@ void PlanPricer::closeStep(llvm::StringRef label) {
   step.perClass.resize(numClasses);
   for (unsigned c = 0; c < numClasses; ++c) {
     std::vector<const Form *> comp, com;
-    for (unsigned d = 0; d < n; ++d)
+    for (unsigned d : reps)
       if (layout.meshClass(d) == c) {
         comp.push_back(&compute[d]);
         com.push_back(&comm[d]);
@@ -772,7 +776,7 @@ llvm::Error PlanPricer::run(mlir::func::FuncOp func) {
   }
   closeRun();
   for (auto &[v, sync] : pendingSync)
-    for (unsigned d = 0; d < n; ++d)
+    for (unsigned d : reps)
       comm[d].add(sync[d]);
   pendingSync.clear();
   if (llvm::any_of(comm, [](const Form &f) { return !f.empty(); }))
@@ -789,7 +793,7 @@ RatioProblem PlanPricer::finish() {
   double flopsPerElement = options.optimizer == Optimizer::Adam       ? 12
                            : options.optimizer == Optimizer::Momentum ? 4
                                                                       : 2;
-  for (unsigned d = 0; d < n; ++d) {
+  for (unsigned d : reps) {
     const DeviceType &type = layout.typeOf(d);
     compute[d].addMax(
         {scaledCost(optimizerElements[d],
@@ -830,7 +834,7 @@ RatioProblem PlanPricer::finish() {
   unsigned numClasses = segs.classCounts.size();
   problem.memory.resize(numClasses);
   std::vector<double> worst(numClasses, -1);
-  for (unsigned d = 0; d < n; ++d) {
+  for (unsigned d : reps) {
     LinearCost m;
     addScaled(m, stored[d], p);
     addScaled(m, grads[d], g);
@@ -880,7 +884,7 @@ weft::ratio::ratioProblemFromPlan(mlir::ModuleOp plan, const ClusterSpec &spec,
   auto segs = analyzeSegments(plan);
   if (!segs)
     return segs.takeError();
-  auto layout = MeshLayout::get(plan, spec);
+  auto layout = MeshLayout::get(plan, spec, options.foldDevices);
   if (!layout)
     return layout.takeError();
   auto at = planRatios(plan);

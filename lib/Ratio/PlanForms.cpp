@@ -13,6 +13,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <map>
 
 using namespace weft;
 using namespace weft::ratio;
@@ -239,7 +240,8 @@ const Form &CollectiveForms::time(Collective kind,
   auto it = memo.find(key);
   if (it != memo.end())
     return it->second;
-  return memo.emplace(key, compute(kind, group, bytes, choice)).first->second;
+  return memo.try_emplace(key, compute(kind, group, bytes, choice))
+      .first->second;
 }
 
 void CollectiveForms::addNicPieces(llvm::SmallVector<LinearCost, 2> &pieces,

@@ -14,7 +14,7 @@
 #include "weft/Cost/Collective.h"
 #include "weft/Ratio/RatioProblem.h"
 #include "weft/Spmd/Duals.h"
-#include <map>
+#include "llvm/ADT/StringMap.h"
 #include <string>
 
 namespace weft {
@@ -94,7 +94,7 @@ private:
   const ClusterSpec &spec;
   CollectiveOptions options;
   const Ratios &at;
-  std::map<std::string, Form> memo;
+  llvm::StringMap<Form> memo;
 };
 
 } // namespace ratio

@@ -45,6 +45,11 @@ struct EvalOptions {
   /// Fraction of device memory kept back (allocator, workspace, context).
   double reservedMemoryFraction = 0.1;
   CollectiveOptions collectives;
+  /// Price one device per orbit of devices no cost tells apart
+  /// (MeshLayout::representatives) and copy its figures to the others.
+  /// Off, every device is priced: the figures are the same (tests check
+  /// it), only slower.
+  bool foldDevices = true;
 };
 
 /// One step: an spmd.local and the collectives that bring its inputs in.

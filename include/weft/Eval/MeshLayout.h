@@ -35,8 +35,8 @@ public:
   /// Checks that `module`'s mesh fits `spec`: one mesh node per cluster node
   /// in order, each with at least as many devices as the mesh's local size
   /// (extra devices stay idle) and of its class's device type.
-  static llvm::Expected<MeshLayout> get(mlir::ModuleOp module,
-                                        const ClusterSpec &spec);
+  static llvm::Expected<MeshLayout>
+  get(mlir::ModuleOp module, const ClusterSpec &spec, bool fold = true);
 
   unsigned numDevices() const { return numDevices_; }
   unsigned numAxes() const { return axisSizes.size(); }
@@ -74,6 +74,22 @@ public:
                                            spmd::DistAttr dist,
                                            unsigned d) const;
 
+  /// Devices no cost of the plan tells apart, one per orbit (ascending):
+  /// two devices share an orbit when they sit at the same local coordinates
+  /// of mesh nodes that are alike: of one class, cut from cluster nodes of
+  /// one type, device count and links, and holding at every local position
+  /// the same extent of every segment on every set of split axes. A group
+  /// along axes that include the node axis is then the same for both, and
+  /// a group inside a node has members alike one by one, so every compute,
+  /// collective and memory figure of the representative holds for the
+  /// whole orbit (docs/Evaluator.md). With `fold` false at get(), every
+  /// device is its own orbit.
+  llvm::ArrayRef<unsigned> representatives() const { return reps; }
+  /// The representative of `d`'s orbit.
+  unsigned representativeOf(unsigned d) const { return repOf[d]; }
+  /// How many devices the orbit of representative `rep` has.
+  unsigned orbitSize(unsigned rep) const { return orbitSizes[rep]; }
+
 private:
   const ClusterSpec *spec = nullptr;
   spmd::MeshAttr meshAttr;
@@ -81,6 +97,10 @@ private:
   llvm::SmallVector<int64_t, 4> axisSizes;
   std::vector<llvm::SmallVector<int64_t, 4>> coords;
   std::vector<unsigned> toCluster, classOf;
+  /// Orbits (representatives()): members per representative, the
+  /// representative per device.
+  std::vector<unsigned> reps, repOf, orbitSizes;
+  void findOrbits(llvm::ArrayRef<std::pair<unsigned, unsigned>> placement);
   /// Per-device shares of each segment (integer sizes or ratio x extent).
   llvm::DenseMap<int64_t, std::vector<double>> shares;
   /// The groups along each set of axes: per device its group's index, and

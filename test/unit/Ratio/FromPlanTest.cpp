@@ -16,6 +16,7 @@
 #include "mlir/IR/Verifier.h"
 #include "weft/Baselines/Baselines.h"
 #include "weft/Eval/Evaluator.h"
+#include "weft/Eval/MeshLayout.h"
 #include "weft/Import/OnnxImport.h"
 #include "weft/Ratio/Objective.h"
 #include "weft/Ratio/PlanRatios.h"
@@ -440,6 +441,65 @@ TEST_P(FromPlanTest, LpMatchesGridSearchOnPlans) {
       EXPECT_LE(solution->objectiveSeconds, estimate->stepSeconds * (1 + 1e-9));
     }
   }
+}
+
+/// The evaluator and the ratio problem give the same figures whether
+/// devices are folded into orbits (MeshLayout::representatives) or priced
+/// one by one, on every baseline at its own ratios and with the LP's
+/// integer sizes written in (uneven shards within a class); some baseline's
+/// layout does fold (one whose sizes differ between nodes of a class does
+/// not: TP-DP's on the last case).
+TEST_P(FromPlanTest, FoldingDevicesChangesNoFigure) {
+  EvalOptions folded, unfolded;
+  unfolded.foldDevices = false;
+  auto expectSameFigures = [&](mlir::ModuleOp plan, const ClusterSpec &spec) {
+    auto a = evaluatePlan(plan, spec, folded);
+    auto b = evaluatePlan(plan, spec, unfolded);
+    ASSERT_TRUE(a && b);
+    EXPECT_DOUBLE_EQ(a->stepSeconds, b->stepSeconds);
+    EXPECT_DOUBLE_EQ(a->commSeconds, b->commSeconds);
+    EXPECT_DOUBLE_EQ(a->optimizerSeconds, b->optimizerSeconds);
+    EXPECT_EQ(a->timedOps, b->timedOps);
+    ASSERT_EQ(a->memory.size(), b->memory.size());
+    for (auto [x, y] : llvm::zip(a->memory, b->memory)) {
+      EXPECT_EQ(x.clusterDevice, y.clusterDevice);
+      EXPECT_DOUBLE_EQ(x.peakBytes(), y.peakBytes()) << "device " << x.device;
+    }
+    auto pa = ratioProblemFromPlan(plan, spec, folded);
+    auto pb = ratioProblemFromPlan(plan, spec, unfolded);
+    ASSERT_TRUE(pa && pb);
+    auto at = planRatios(plan);
+    ASSERT_TRUE(bool(at));
+    EXPECT_LT(relErr(evaluateObjective(*pa, *at), evaluateObjective(*pb, *at)),
+              1e-12);
+    for (unsigned k = 0; k < pa->classes.size(); ++k)
+      EXPECT_LT(relErr(evaluateMemory(*pa, k, *at, *at),
+                       evaluateMemory(*pb, k, *at, *at)),
+                1e-12);
+  };
+  unsigned folding = 0;
+  forEachBaseline(
+      context, GetParam(), 1,
+      [&](mlir::ModuleOp plan, const ClusterSpec &spec) {
+        auto layout = MeshLayout::get(plan, spec);
+        ASSERT_TRUE(bool(layout)) << llvm::toString(layout.takeError());
+        folding += layout->representatives().size() < layout->numDevices();
+        {
+          SCOPED_TRACE("own ratios");
+          expectSameFigures(plan, spec);
+        }
+        auto problem = ratioProblemFromPlan(plan, spec, folded);
+        ASSERT_TRUE(bool(problem)) << llvm::toString(problem.takeError());
+        auto solution = solveRatios(*problem);
+        ASSERT_TRUE(bool(solution)) << llvm::toString(solution.takeError());
+        auto sizes = integerize(*problem, *solution);
+        ASSERT_TRUE(bool(sizes)) << llvm::toString(sizes.takeError());
+        mlir::OwningOpRef<mlir::ModuleOp> sized(plan.clone());
+        ASSERT_FALSE(bool(applyRatios(*sized, solution->ratios, &*sizes)));
+        SCOPED_TRACE("integer sizes");
+        expectSameFigures(*sized, spec);
+      });
+  EXPECT_GT(folding, 0u);
 }
 
 INSTANTIATE_TEST_SUITE_P(Clusters, FromPlanTest, ::testing::Range(0, 5));
