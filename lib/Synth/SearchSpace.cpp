@@ -49,10 +49,14 @@ struct SearchSpace::Impl {
   /// Relayouts by (type, from, to, gradient, ZeRO-3); node-based, so the
   /// references handed out stay valid.
   using RelayoutKey = std::tuple<unsigned, DistId, DistId, bool, bool>;
+  /// A multiplicative mix (looked up on every transition).
   struct RelayoutHash {
     size_t operator()(const RelayoutKey &k) const {
-      return llvm::hash_combine(std::get<0>(k), std::get<1>(k), std::get<2>(k),
-                                std::get<3>(k), std::get<4>(k));
+      uint64_t h = std::get<0>(k);
+      h = (h ^ std::get<1>(k)) * 0x9E3779B97F4A7C15ull;
+      h = (h ^ std::get<2>(k)) * 0x9E3779B97F4A7C15ull;
+      h ^= uint64_t(std::get<3>(k)) << 62 | uint64_t(std::get<4>(k)) << 63;
+      return size_t(h ^ (h >> 29));
     }
   };
   std::unordered_map<RelayoutKey, RelayoutCost, RelayoutHash> relayouts;
@@ -83,9 +87,19 @@ struct SearchSpace::Impl {
       return 0;
     llvm::ArrayRef<unsigned> group = layout->groupOf(rep, axes);
     llvm::ArrayRef<unsigned> cluster = layout->clusterGroupOf(rep, axes);
+    // Members of one orbit hold the same shards (MeshLayout): each orbit's
+    // bytes are computed once.
     llvm::SmallVector<double> bytes;
-    for (unsigned y : group)
-      bytes.push_back(bytesOf(y));
+    llvm::SmallVector<std::pair<unsigned, double>, 8> orbits;
+    for (unsigned y : group) {
+      unsigned r = layout->representativeOf(y);
+      auto it = llvm::find_if(orbits, [&](auto &o) { return o.first == r; });
+      if (it == orbits.end()) {
+        orbits.push_back({r, bytesOf(r)});
+        it = std::prev(orbits.end());
+      }
+      bytes.push_back(it->second);
+    }
     return pricer->seconds(kind, cluster, bytes, variant);
   }
 };
@@ -534,16 +548,8 @@ void SpaceBuilder::finish() {
     }
   }
   // Memory floor: per op the least (kept + first-use storage) over its
-  // options, summed from the end. Alongside, the cost floor of each op: the
-  // least over its choices of the step's own cost from the most favourable
-  // state (exactNodeCosts); each step costs at least its op's floor, so the
-  // suffix sum is an admissible, consistent h (and never below the max over
-  // devices of the summed cheapest compute).
+  // options, summed from the end.
   s.memoryFloor_.assign(n + 1, RepVector(reps, 0));
-  std::vector<double> &costFloor = s.floorSuffix_;
-  costFloor.assign(n + 1, 0);
-  s.opFloor_.assign(n, 0);
-  std::vector<std::vector<double>> nodeCost(n);
   for (int p = int(n) - 1; p >= 0; --p) {
     const OpInfo &op = s.ops[p];
     RepVector least(reps, std::numeric_limits<double>::infinity());
@@ -579,13 +585,29 @@ void SpaceBuilder::finish() {
       for (unsigned r = 0; r < reps; ++r)
         least[r] = std::min(least[r], need[r]);
     }
+    for (unsigned r = 0; r < reps; ++r)
+      s.memoryFloor_[p][r] =
+          s.memoryFloor_[p + 1][r] + (std::isfinite(least[r]) ? least[r] : 0);
+  }
+  // The cost floor of each op: the least over its choices of the step's
+  // own cost from the most favourable state (exactNodeCosts); each step
+  // costs at least its op's floor, so the suffix sum is an admissible,
+  // consistent h (and never below the max over devices of the summed
+  // cheapest compute). A space no plan of which fits memory (its floor
+  // exceeds a capacity) is never searched with memory pruning: it skips
+  // these floors and the chain bound, and its h is the compute bound.
+  std::vector<double> &costFloor = s.floorSuffix_;
+  costFloor.assign(n + 1, 0);
+  s.opFloor_.assign(n, 0);
+  for (unsigned r = 0; r < reps; ++r)
+    if (s.memoryFloor_[0][r] > s.capacity_[r])
+      return;
+  std::vector<std::vector<double>> nodeCost(n);
+  for (int p = int(n) - 1; p >= 0; --p) {
     nodeCost[p] = exactNodeCosts(unsigned(p));
     double leastCost = std::numeric_limits<double>::infinity();
     for (double c : nodeCost[p])
       leastCost = std::min(leastCost, c);
-    for (unsigned r = 0; r < reps; ++r)
-      s.memoryFloor_[p][r] =
-          s.memoryFloor_[p + 1][r] + (std::isfinite(least[r]) ? least[r] : 0);
     s.opFloor_[p] = std::isfinite(leastCost) ? leastCost : 0;
     costFloor[p] = costFloor[p + 1] + s.opFloor_[p];
   }
@@ -801,11 +823,12 @@ SearchSpace::build(mlir::ModuleOp graph, const ClusterSpec &spec,
 
 llvm::ArrayRef<StorageOption> SearchSpace::storageOptions(unsigned value,
                                                           DistId use) {
-  auto [it, inserted] = storage.try_emplace({value, use});
+  const ValueInfo &v = values[value];
+  auto [it, inserted] =
+      storage.try_emplace({(uint64_t(v.typeId) << 8) | uint64_t(v.kind), use});
   std::vector<StorageOption> &out = it->second;
   if (!inserted)
     return out;
-  const ValueInfo &v = values[value];
   DistAttr useDist = dist(use);
   if (useDist.isPartial())
     return out; // A leaf is never a partial value.
@@ -1045,7 +1068,8 @@ std::vector<unsigned> SearchSpace::checkpointCuts() const {
 }
 
 const RepVector &SearchSpace::shardBytes(unsigned value, DistId d) {
-  auto [it, inserted] = shardBytes_.try_emplace({value, d});
+  auto [it, inserted] = shardBytes_.try_emplace(
+      (uint64_t(values[value].typeId) << 32) | uint64_t(d));
   if (inserted)
     for (unsigned rep : repDevices)
       it->second.push_back(
@@ -1153,6 +1177,9 @@ std::optional<StepResult> SearchSpace::step(unsigned p, const StateKey &key,
     unsigned value;
     HeldSet set;
     DistId own = 0;
+    /// The held set's id in `key` (none for a first use or a result): an
+    /// entry left as it was keeps its id without interning.
+    std::optional<HeldId> origin = std::nullopt;
   };
   // Checkpoints of a recomputed op: (value, distribution) kept.
   llvm::SmallVector<std::pair<unsigned, DistId>, 4> checkpoints;
@@ -1191,7 +1218,8 @@ std::optional<StepResult> SearchSpace::step(unsigned p, const StateKey &key,
         auto it = llvm::find(liveNow, v);
         if (it == liveNow.end())
           return std::nullopt; // Not live: an order bug.
-        e->set = heldSets[key[it - liveNow.begin()]];
+        e->origin = key[it - liveNow.begin()];
+        e->set = heldSets[*e->origin];
       }
       e->own = e->set.dists.front();
     }
@@ -1262,7 +1290,9 @@ std::optional<StepResult> SearchSpace::step(unsigned p, const StateKey &key,
   out.next.reserve(liveNext.size());
   for (unsigned v : liveNext) {
     if (Entry *e = find(v)) {
-      out.next.push_back(internHeld(e->set));
+      out.next.push_back(e->origin && heldSets[*e->origin] == e->set
+                             ? *e->origin
+                             : internHeld(e->set));
       continue;
     }
     auto it = llvm::find(liveNow, v);

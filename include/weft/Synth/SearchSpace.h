@@ -384,10 +384,14 @@ public:
     bool operator==(const HeldSet &o) const {
       return tag == o.tag && dists == o.dists;
     }
+    /// A multiplicative mix: held sets are hashed on every transition, and
+    /// they are short lists of small ids.
     struct Hash {
       size_t operator()(const HeldSet &s) const {
-        return llvm::hash_combine(
-            s.tag, llvm::hash_combine_range(s.dists.begin(), s.dists.end()));
+        uint64_t h = s.tag;
+        for (DistId d : s.dists)
+          h = (h ^ d) * 0x9E3779B97F4A7C15ull;
+        return size_t(h ^ (h >> 29));
       }
     };
   };
@@ -404,8 +408,10 @@ public:
   llvm::SmallVector<int64_t, 4> axisSizes;
   /// Mesh devices standing for the others, and how many each stands for.
   std::vector<unsigned> repDevices, repWeight;
-  /// Storage options of leaves at first use, memoised by (value, use dist).
-  llvm::DenseMap<std::pair<unsigned, DistId>, std::vector<StorageOption>>
+  /// Storage options of leaves at first use, memoised by (kind and type of
+  /// the leaf, use dist): they depend on nothing else, so the parameters
+  /// of repeated layers share them.
+  llvm::DenseMap<std::pair<uint64_t, DistId>, std::vector<StorageOption>>
       storage;
 
   /// Cost tables and pricing state (lib/Synth).
@@ -422,8 +428,9 @@ private:
   RepVector capacity_;
   bool recompute_ = false;
   int64_t microBatches_ = 1;
-  /// Per value and distribution: bytes of a representative's shard.
-  std::map<std::pair<unsigned, DistId>, RepVector> shardBytes_;
+  /// Per value type and distribution (the type id in the high 32 bits):
+  /// bytes of each representative's shard. Node-based: references stay.
+  std::unordered_map<uint64_t, RepVector> shardBytes_;
   const RepVector &shardBytes(unsigned value, DistId dist);
   std::vector<double> suffixH;
   std::vector<double> opFloor_;
