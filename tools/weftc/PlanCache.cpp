@@ -2,6 +2,7 @@
 
 #include "PlanCache.h"
 #include "PlanOutput.h"
+#include "Spmd/IR/SpmdOps.h"
 #include "mlir/IR/Verifier.h"
 #include "mlir/Parser/Parser.h"
 #include "llvm/ADT/StringExtras.h"
@@ -112,6 +113,9 @@ PlanCache::lookup(mlir::MLIRContext &context) const {
       parseRecord(record ? &*record : nullptr);
   if (!parsed)
     return std::nullopt;
+  // A plan is spmd ops around the graph's (the graph's dialects are loaded
+  // by its import).
+  context.getOrLoadDialect<spmd::SpmdDialect>();
   // A damaged plan must not print diagnostics: it is a miss.
   mlir::ScopedDiagnosticHandler quiet(
       &context, [](mlir::Diagnostic &) { return mlir::success(); });

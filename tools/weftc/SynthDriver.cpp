@@ -265,7 +265,10 @@ llvm::Error weft::synthesizeAndWrite(const SynthFlags &flags,
   context.baselines.clear();
   const BaselineRow *better = nullptr;
   std::optional<PlanEstimate> betterEstimate;
-  for (const BaselineRow &row : in.baselines) {
+  auto baselines = in.baselines();
+  if (!baselines)
+    return baselines.takeError();
+  for (const BaselineRow &row : **baselines) {
     auto b = evaluatePlan(*row.plan, in.spec, final);
     if (!b)
       return b.takeError();

@@ -16,6 +16,7 @@
 #include "weft/PlanFormat/PlanJSON.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/Error.h"
+#include <functional>
 
 namespace weft {
 
@@ -39,7 +40,9 @@ struct SynthInputs {
   EvalOptions eval;
   /// Context of the written plan (model, cluster, batch, bound, baselines).
   PlanContext context;
-  const std::vector<BaselineRow> &baselines;
+  /// The baselines of `graph`, asked for only once there is a plan to
+  /// compare them with (a synthesis short of memory moves on without them).
+  std::function<llvm::Expected<const std::vector<BaselineRow> *>()> baselines;
 };
 
 /// Synthesises and writes `outDir`/plan.{mlir,json}. Errors carry their

@@ -205,24 +205,34 @@ int run(Options &opts) {
     view.emplace(viewOnCluster(**module, *spec, *dtype, db ? &*db : nullptr));
   const ClusterView *viewPtr = view ? &*view : nullptr;
   llvm::json::Value json = toJSONReport(opts, report, *io, summary, viewPtr);
-  std::vector<BaselineRow> baselines;
-  // Synthesis (-o with a cluster) compares its plan with the baselines.
+  // Synthesis (-o with a cluster) compares its plan with the baselines,
+  // built then (below) unless --baselines wants them now.
+  std::optional<std::vector<BaselineRow>> baselines;
   bool synthesise = spec && !opts.outDir.empty() && !opts.noSynthesis;
-  if (opts.baselines || synthesise) {
-    auto rows = estimateBaselines(**module, *spec, *dtype, db ? &*db : nullptr,
-                                  summary.trainingFlops());
+  auto baselinesOf = [&](mlir::ModuleOp graph,
+                         std::optional<std::vector<BaselineRow>> &rows)
+      -> llvm::Expected<const std::vector<BaselineRow> *> {
+    if (!rows) {
+      auto built = estimateBaselines(graph, *spec, *dtype, db ? &*db : nullptr,
+                                     summarizeModel(graph).trainingFlops());
+      if (!built)
+        return built.takeError();
+      rows = std::move(*built);
+    }
+    return &*rows;
+  };
+  if (opts.baselines) {
+    auto rows = baselinesOf(**module, baselines);
     if (!rows)
       return reportError("weftc", rows.takeError());
-    baselines = std::move(*rows);
-    if (opts.baselines)
-      json.getAsObject()->try_emplace("baselines", toJSON(baselines));
+    json.getAsObject()->try_emplace("baselines", toJSON(**rows));
   }
   if (opts.json) {
     llvm::outs() << llvm::formatv("{0:2}", json) << "\n";
   } else {
     printText(opts, report, *io, summary, viewPtr);
     if (opts.baselines)
-      printBaselines(baselines, opts.dtype, llvm::outs());
+      printBaselines(*baselines, opts.dtype, llvm::outs());
   }
 
   if (opts.outDir.empty())
@@ -251,12 +261,13 @@ int run(Options &opts) {
     planContext.globalBatch = *io->batch;
     planContext.lowerBoundSeconds =
         lowerBoundSeconds(summary.trainingFlops(), *spec, *dtype);
-    for (const BaselineRow &row : baselines)
-      planContext.baselines.emplace_back(row.name, row.estimate.stepSeconds);
-    if (opts.baselines)
+    if (opts.baselines) {
+      for (const BaselineRow &row : *baselines)
+        planContext.baselines.emplace_back(row.name, row.estimate.stepSeconds);
       if (auto err =
-              writeBaselinePlans(baselines, opts.outDir, *spec, planContext))
+              writeBaselinePlans(*baselines, opts.outDir, *spec, planContext))
         return reportError("weftc", std::move(err));
+    }
   }
   if (synthesise) {
     auto clusterText = llvm::MemoryBuffer::getFile(opts.cluster);
@@ -278,7 +289,7 @@ int run(Options &opts) {
       // Gradient accumulation: the graph of one micro-batch, and the
       // baselines on it.
       mlir::OwningOpRef<mlir::ModuleOp> micro;
-      std::vector<BaselineRow> microBaselines;
+      std::optional<std::vector<BaselineRow>> microBaselines;
       if (m > 1) {
         ImportOptions mio = *io;
         mio.batch = *io->batch / m;
@@ -295,19 +306,17 @@ int run(Options &opts) {
         micro = std::move(*imported);
         (*micro)->setAttr(spmd::SpmdDialect::kMicroBatchesAttr,
                           mlir::Builder(&context).getI64IntegerAttr(m));
-        auto rows =
-            estimateBaselines(*micro, *spec, *dtype, db ? &*db : nullptr,
-                              summarizeModel(*micro).trainingFlops());
-        if (!rows)
-          return reportError("weftc", rows.takeError());
-        microBaselines = std::move(*rows);
       }
-      SynthInputs inputs{m > 1 ? *micro : **module,
+      mlir::ModuleOp graph = m > 1 ? *micro : **module;
+      SynthInputs inputs{graph,
                          *spec,
                          (*clusterText)->getBuffer().str(),
                          eval,
                          planContext,
-                         m > 1 ? microBaselines : baselines};
+                         [&] {
+                           return baselinesOf(graph, m > 1 ? microBaselines
+                                                           : baselines);
+                         }};
       llvm::Error err = synthesizeAndWrite(opts.synth, inputs, opts.outDir, os);
       if (!err && m > 1) {
         // DIR/graph.mlir is the program the plan runs: one micro-batch.
