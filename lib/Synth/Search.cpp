@@ -706,6 +706,16 @@ std::optional<SearchOutcome> seedOf(SearchSpace &space, SeedMode mode,
           }
         }
       }
+      // The key's leading parts are known before the step (except in
+      // LeastMemory mode): a choice they rank below the best cannot win,
+      // since the step's cost only breaks ties.
+      std::tuple<int, int, double> lead{-batchSplits, paramSplits, storage};
+      if (mode == SeedMode::TensorParallel)
+        lead = {-nodeBatch, -localParams, 0};
+      if (best && mode != SeedMode::LeastMemory &&
+          std::make_tuple(std::get<0>(bestKey), std::get<1>(bestKey),
+                          std::get<2>(bestKey)) < lead)
+        return;
       auto r = space.step(p, key, c);
       if (!r)
         return;
