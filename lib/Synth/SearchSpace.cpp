@@ -130,6 +130,8 @@ struct SpaceBuilder {
   mlir::MLIRContext *ctx;
   llvm::DenseMap<mlir::Value, unsigned> valueIds;
   std::map<int64_t, int64_t> segmentOfExtent;
+  /// The first position of each kind of op (makeOptions).
+  std::map<std::vector<const void *>, unsigned> alikeOps;
 
   int64_t segmentFor(int64_t extent) {
     auto [it, inserted] =
@@ -382,6 +384,29 @@ distFrom(mlir::MLIRContext *ctx, llvm::ArrayRef<graph::AxisLayout> perAxis,
 llvm::Error SpaceBuilder::makeOptions(unsigned p) {
   OpInfo &info = s.ops[p];
   mlir::Operation *op = info.op;
+  // An op's options are a function of its name, attributes, operand and
+  // result types and whether a gradient flows through it (the sharding
+  // rules read nothing else; segments follow extents): the ops of repeated
+  // layers take the first alike op's.
+  bool anyGrad =
+      llvm::any_of(info.operands, [&](unsigned v) { return s.values[v].grad; });
+  std::vector<const void *> kind{
+      op->getName().getAsOpaquePointer(),
+      op->getAttrDictionary().getAsOpaquePointer(),
+      reinterpret_cast<const void *>(uintptr_t(anyGrad))};
+  for (mlir::Type t : op->getOperandTypes())
+    kind.push_back(t.getAsOpaquePointer());
+  for (mlir::Type t : op->getResultTypes())
+    kind.push_back(t.getAsOpaquePointer());
+  auto [alike, fresh] = alikeOps.try_emplace(std::move(kind), p);
+  if (!fresh) {
+    const OpInfo &first = s.ops[alike->second];
+    info.variantNames = first.variantNames;
+    info.options = first.options;
+    info.minCompute = first.minCompute;
+    info.grad = first.grad;
+    return llvm::Error::success();
+  }
   llvm::SmallVector<graph::ShardingVariant, 8> variants;
   llvm::cast<graph::ShardingRuleOpInterface>(op).getShardingVariants(variants);
   unsigned replicate = ~0u;
