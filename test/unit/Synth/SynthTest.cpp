@@ -538,6 +538,57 @@ TEST(SynthTest, RepeatedBlocksAreFoundAndImprovedTogether) {
   EXPECT_GE(improved, 1u);
 }
 
+TEST(SynthTest, OpsAlikeShareOptionsAndOthersDoNot) {
+  // Two matmuls of one shape (%a, %b) take one list of options; the third
+  // (%c, same name and attributes, four times the FLOPs) has its own: were
+  // types left out of what makes ops alike, it would copy %a's compute.
+  ClusterSpec spec = cluster(2, 2);
+  mlir::MLIRContext ctx;
+  ParsedSpace parsed = parseSpace(ctx, R"(module {
+  func.func @main(%x: tensor<8x16xf32> {graph.input = "x"}) -> tensor<f32> {
+    %w1 = graph.parameter "w1" : tensor<16x32xf32>
+    %w2 = graph.parameter "w2" : tensor<16x32xf32>
+    %w3 = graph.parameter "w3" : tensor<32x64xf32>
+    %a = graph.matmul %x, %w1 : (tensor<8x16xf32>, tensor<16x32xf32>) -> tensor<8x32xf32>
+    %b = graph.matmul %x, %w2 : (tensor<8x16xf32>, tensor<16x32xf32>) -> tensor<8x32xf32>
+    %s = graph.add %a, %b : (tensor<8x32xf32>, tensor<8x32xf32>) -> tensor<8x32xf32>
+    %c = graph.matmul %s, %w3 : (tensor<8x32xf32>, tensor<32x64xf32>) -> tensor<8x64xf32>
+    %l = graph.reduce_sum %c {axes = array<i64: 0, 1>, keepdims = false} : tensor<8x64xf32> -> tensor<f32>
+    return %l : tensor<f32>
+  }
+})",
+                                  spec);
+  ASSERT_TRUE(parsed.space) << parsed.error;
+  SearchSpace &s = *parsed.space;
+  std::vector<const OpInfo *> matmuls;
+  for (const OpInfo &info : s.ops)
+    if (llvm::isa<graph::MatMulOp>(info.op))
+      matmuls.push_back(&info);
+  ASSERT_EQ(matmuls.size(), 3u);
+  const OpInfo &a = *matmuls[0], &b = *matmuls[1], &c = *matmuls[2];
+  ASSERT_EQ(a.options.size(), b.options.size());
+  for (auto [x, y] : llvm::zip(a.options, b.options)) {
+    EXPECT_EQ(x.operands, y.operands);
+    EXPECT_EQ(x.results, y.results);
+    EXPECT_EQ(x.compute, y.compute);
+    EXPECT_EQ(x.kept, y.kept);
+  }
+  // The replicated option computes the whole matmul on every device.
+  auto replicated = [&](const OpInfo &info) {
+    for (const OpOption &o : info.options)
+      if (llvm::all_of(o.perAxis, [&](uint16_t v) {
+            return llvm::StringRef(info.variantNames[v]).endswith(".replicate");
+          }))
+        return o.compute;
+    return std::vector<double>();
+  };
+  std::vector<double> ra = replicated(a), rc = replicated(c);
+  ASSERT_FALSE(ra.empty());
+  ASSERT_EQ(ra.size(), rc.size());
+  for (auto [x, y] : llvm::zip(ra, rc))
+    EXPECT_GT(y, 2 * x);
+}
+
 TEST(SynthTest, TensorParallelSeedSplitsParametersInsideNodes) {
   // Two nodes of two devices: the seed keeps the batch split across nodes
   // and splits the weight along the local axis; its choices replay to its
