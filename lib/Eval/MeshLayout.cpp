@@ -111,13 +111,9 @@ void MeshLayout::findOrbits(
   llvm::sort(ids);
   for (int64_t id : ids)
     for (AxisMask mask = 1; mask <= all; ++mask) {
-      const Groups &g = groupsAlong(all & ~mask);
-      std::vector<double> sums(g.members.size(), 0.0);
-      for (unsigned y = 0; y < numDevices_; ++y)
-        sums[g.index[y]] += shares[id][y];
+      llvm::ArrayRef<int64_t> extent = extentsOf(id, mask);
       for (unsigned x = 0; x < numDevices_; ++x)
-        nodeKeys[x / perNode].push_back(
-            double(std::max<int64_t>(0, std::llround(sums[g.index[x]]))));
+        nodeKeys[x / perNode].push_back(double(extent[x]));
     }
   std::map<std::vector<double>, unsigned> nodeClass;
   std::vector<unsigned> nodeOrbit(axisSizes[0]);
@@ -201,25 +197,31 @@ const int64_t *MeshLayout::shardExtents(DistAttr dist, unsigned dim) const {
       mask |= 1u << a;
       segment = entry.segment;
     }
-  auto share = shares.find(segment);
-  if (!mask || share == shares.end())
+  if (!mask || !shares.count(segment))
     return nullptr;
+  return extentsOf(segment, mask).data();
+}
+
+llvm::ArrayRef<int64_t> MeshLayout::extentsOf(int64_t segment,
+                                              AxisMask mask) const {
   auto [it, inserted] = extents.try_emplace({segment, mask});
   if (inserted) {
     // Summing over the devices that agree on the split axes: those are the
     // devices whose pieces this device holds, the group along the other
     // axes.
+    const std::vector<double> &share = shares.find(segment)->second;
     AxisMask all = (AxisMask(1) << numAxes()) - 1;
     const Groups &g = groupsAlong(all & ~mask);
     std::vector<double> sums(g.members.size(), 0.0);
     for (unsigned y = 0; y < numDevices_; ++y)
-      sums[g.index[y]] += share->second[y];
+      sums[g.index[y]] += share[y];
     std::vector<int64_t> &out = it->second;
     out.resize(numDevices_);
     for (unsigned x = 0; x < numDevices_; ++x)
       out[x] = std::max<int64_t>(0, std::llround(sums[g.index[x]]));
   }
-  return it->second.data();
+  // The vector's buffer stays put when the map grows.
+  return it->second;
 }
 
 llvm::SmallVector<int64_t, 4>

@@ -111,6 +111,9 @@ private:
   };
   const Groups &groupsAlong(AxisMask axes) const;
   mutable llvm::DenseMap<AxisMask, Groups> groups;
+  /// Per device, the extent of segment `segment` (which has shares) split
+  /// on `mask`: a row of `extents`, computed on first use.
+  llvm::ArrayRef<int64_t> extentsOf(int64_t segment, AxisMask mask) const;
   /// Shard extents per (segment, axes), one per device, computed on demand.
   mutable llvm::DenseMap<std::pair<int64_t, AxisMask>, std::vector<int64_t>>
       extents;
