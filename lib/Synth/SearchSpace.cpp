@@ -159,6 +159,7 @@ struct SpaceBuilder {
   /// from the most favourable state, every operand held as the option needs
   /// it (so only compute, the recipe's all-reduces, the storage's sync and
   /// gathers and the optimizer update remain); infinity when impossible.
+  /// Fills s.chains.spread[p] too.
   std::vector<double> exactNodeCosts(unsigned p);
 };
 } // namespace weft::synth
@@ -628,6 +629,7 @@ void SpaceBuilder::finish() {
     if (s.memoryFloor_[0][r] > s.capacity_[r])
       return;
   std::vector<std::vector<double>> nodeCost(n);
+  s.chains.spread.assign(n, {});
   for (int p = int(n) - 1; p >= 0; --p) {
     nodeCost[p] = exactNodeCosts(unsigned(p));
     double leastCost = std::numeric_limits<double>::infinity();
@@ -647,6 +649,8 @@ std::vector<double> SpaceBuilder::exactNodeCosts(unsigned p) {
   HeldId any = s.internHeld({0, {0}});
   std::vector<double> best(op.options.size(),
                            std::numeric_limits<double>::infinity());
+  std::vector<double> &spread = s.chains.spread[p];
+  spread.assign(op.options.size(), 0);
   StateKey key;
   int keyOption = -1;
   s.forEachChoice(p, [&](const StepChoice &c) {
@@ -668,104 +672,101 @@ std::vector<double> SpaceBuilder::exactNodeCosts(unsigned p) {
         }
       }
     }
-    if (auto r = s.step(p, key, c))
+    StepDetail detail;
+    if (auto r = s.step(p, key, c, &detail)) {
       best[c.option] = std::min(best[c.option], r->cost);
+      spread[c.option] =
+          std::max(spread[c.option], detail.commSeconds - detail.commLeast);
+    }
   });
   return best;
 }
 
-/// The chain bound (docs/Synthesis.md): the ops are covered by disjoint
-/// chains, each op linked to the producer of its largest operand whose
-/// producer has no chain successor yet, so
-/// that every value carries at most one chain edge. A plan pays, per op, at
-/// least its node cost (compute, least gradient sync, least optimizer) and, per
-/// chain edge, at least the relayout (least over devices) between the
-/// producer's result distribution and the distribution the consumer requires —
-/// each value pays for each distribution it is relaid to once, and a step's max
-/// over devices of (sync + relayouts) is at least the max of the sync plus the
-/// least over devices of each relayout. A backward DP per chain gives the
-/// least such cost of the chain's suffix; summed over chains (edges from
-/// ops already done are dropped) it bounds the remaining cost: admissible.
+/// The tree bound (docs/Synthesis.md): each op hangs below the producer of
+/// its largest op-result operand, so the ops form a forest whose subtrees
+/// are disjoint. A plan pays, per op, at least its node cost (compute, least
+/// gradient sync, least optimizer) and, per value, at least its dearest
+/// relayout (least over devices) from its own distribution: every relayout
+/// of a value starts there and each target is made once, and a step's max
+/// over devices of (sync + relayouts) is at least the max of the sync plus
+/// the least over devices of each relayout. The consumers below one value
+/// are chosen together (groupBound, lib/Synth/StarBound.h) and pay its
+/// dearest relayout once, the value's other uses bounding it from below. A
+/// backward DP gives the least cost of each subtree per option; h(p) sums,
+/// over the ops >= p whose parent is done (or that have none), their
+/// subtree's least: admissible.
 void SpaceBuilder::chainBound(
     const std::vector<std::vector<double>> &nodeCost) {
-  constexpr double inf = std::numeric_limits<double>::infinity();
   unsigned n = s.ops.size();
-  std::vector<int> next(n, -1), prev(n, -1);
-  std::vector<unsigned> edgeValue(n, 0), edgeSlot(n, 0);
+  SearchSpace::Chains &ch = s.chains;
+  ch.parent.assign(n, -1);
+  ch.edgeSlot.assign(n, 0);
+  ch.kids.assign(s.values.size(), {});
+  ch.share.assign(n, 1);
+  for (unsigned q = 0; q < n; ++q) {
+    unsigned results = 0;
+    for (unsigned v : s.ops[q].operands)
+      results += s.values[v].defPos >= 0;
+    ch.share[q] = 1.0 / std::max(1u, results);
+  }
   for (unsigned q = 0; q < n; ++q) {
     const OpInfo &op = s.ops[q];
+    // A value without consumers below it first (the residual stream then
+    // runs through each block's branch, not past it), the largest first.
     int bestSlot = -1;
-    double bestSize = -1;
+    std::pair<bool, double> bestRank{false, -1};
     for (auto [i, v] : llvm::enumerate(op.operands)) {
       const ValueInfo &info = s.values[v];
-      if (info.defPos < 0 || next[info.defPos] >= 0)
+      if (info.defPos < 0)
         continue;
       double size = 1;
       for (int64_t d : info.shape)
         size *= double(d);
-      if (size > bestSize) {
-        bestSize = size;
+      std::pair<bool, double> rank{ch.kids[v].empty(), size};
+      if (rank > bestRank) {
+        bestRank = rank;
         bestSlot = int(i);
       }
     }
     if (bestSlot < 0)
       continue;
     unsigned v = op.operands[bestSlot];
-    unsigned d = unsigned(s.values[v].defPos);
-    next[d] = int(q);
-    prev[q] = int(d);
-    edgeValue[q] = v;
-    edgeSlot[q] = unsigned(bestSlot);
+    ch.parent[q] = s.values[v].defPos;
+    ch.edgeSlot[q] = unsigned(bestSlot);
+    ch.kids[v].push_back(q);
   }
-  // B[q][o]: least cost of the chain from q on with q at option o.
-  std::vector<std::vector<double>> best(n);
-  std::vector<double> suffix(n, 0);
+  // best[q][o]: least cost of q's subtree with q at option o; the subtrees
+  // below q's results are done (their ops come later).
+  ch.best.assign(n, {});
+  ch.suffix.assign(n, 0);
   for (int q = int(n) - 1; q >= 0; --q) {
     const OpInfo &op = s.ops[q];
-    best[q] = nodeCost[q];
-    if (next[q] >= 0) {
-      unsigned c = unsigned(next[q]);
-      unsigned v = edgeValue[c], slot = edgeSlot[c];
-      unsigned r = llvm::find(op.results, v) - op.results.begin();
-      // Per required distribution, the least chain cost of the successor.
-      std::map<DistId, double> byWant;
-      for (auto [o, option] : llvm::enumerate(s.ops[c].options)) {
-        DistId w = option.operands[slot];
-        auto [it, inserted] = byWant.try_emplace(w, best[c][o]);
-        if (!inserted)
-          it->second = std::min(it->second, best[c][o]);
-      }
+    ch.best[q] = nodeCost[q];
+    for (auto [r, v] : llvm::enumerate(op.results)) {
+      if (s.values[v].uses.empty())
+        continue;
       std::map<DistId, double> byResult;
       for (auto [o, option] : llvm::enumerate(op.options)) {
         DistId u = option.results[r];
-        auto [it, inserted] = byResult.try_emplace(u, inf);
-        if (inserted) {
-          for (auto &[w, b] : byWant) {
-            double e = 0;
-            if (w != kNoDist && w != u) {
-              const RepVector *c = s.relayoutSeconds(v, u, w, false);
-              e = c ? *std::min_element(c->begin(), c->end()) : inf;
-            }
-            it->second = std::min(it->second, e + b);
-          }
-        }
-        best[q][o] += it->second;
+        auto [it, inserted] = byResult.try_emplace(u, 0);
+        if (inserted)
+          it->second = s.groupBound(v, 0, s.internHeld({0, {u}}));
+        ch.best[q][o] += it->second;
       }
     }
-    double m = inf;
-    for (double b : best[q])
+    double m = std::numeric_limits<double>::infinity();
+    for (double b : ch.best[q])
       m = std::min(m, b);
-    suffix[q] = std::isfinite(m) ? m : 0;
+    ch.suffix[q] = std::isfinite(m) ? m : 0;
   }
-  // h(p) = Σ over chains of the suffix bound of the chain's first op >= p.
+  // h(p) = Σ over ops q >= p whose parent is < p (or none) of suffix[q].
   std::vector<double> diff(n + 2, 0);
   for (unsigned q = 0; q < n; ++q) {
-    unsigned from = prev[q] >= 0 ? unsigned(prev[q]) + 1 : 0;
-    diff[from] += suffix[q];
-    diff[q + 1] -= suffix[q];
+    unsigned from = ch.parent[q] >= 0 ? unsigned(ch.parent[q]) + 1 : 0;
+    diff[from] += ch.suffix[q];
+    diff[q + 1] -= ch.suffix[q];
   }
   double h = 0;
-  SearchSpace::Chains &ch = s.chains;
   ch.otherH = s.suffixH;
   ch.chainH.assign(n + 1, 0);
   for (unsigned p = 0; p <= n; ++p) {
@@ -773,13 +774,6 @@ void SpaceBuilder::chainBound(
     ch.chainH[p] = std::max(0.0, h);
     s.suffixH[p] = std::max(s.suffixH[p], ch.chainH[p]);
   }
-  ch.consumer.assign(s.values.size(), -1);
-  for (unsigned q = 0; q < n; ++q)
-    if (prev[q] >= 0)
-      ch.consumer[edgeValue[q]] = int(q);
-  ch.edgeSlot = std::move(edgeSlot);
-  ch.best = std::move(best);
-  ch.suffix = std::move(suffix);
 }
 
 llvm::Expected<std::unique_ptr<SearchSpace>>
@@ -1341,6 +1335,7 @@ std::optional<StepResult> SearchSpace::step(unsigned p, const StateKey &key,
   if (detail) {
     detail->computeSeconds = compute;
     detail->commSeconds = commMax;
+    detail->commLeast = *std::min_element(comm.begin(), comm.end());
     detail->optimizerSeconds = optimizer;
   }
   return out;

@@ -146,6 +146,8 @@ struct StepDetail {
   };
   llvm::SmallVector<Relayout, 4> relayouts;
   double computeSeconds = 0, commSeconds = 0, optimizerSeconds = 0;
+  /// The least communication over representatives (commSeconds the most).
+  double commLeast = 0;
 };
 
 /// The result of applying one choice at one position.
@@ -279,6 +281,21 @@ struct StepChoice {
   }
 };
 
+/// Keys packing several fields into 64 bits, mixed before hashing (LLVM's
+/// own hash of a 64-bit integer keeps only its low 32 bits' information).
+/// ~0 and ~0 - 1 are reserved.
+struct PackedKeyInfo {
+  static uint64_t getEmptyKey() { return ~uint64_t(0); }
+  static uint64_t getTombstoneKey() { return ~uint64_t(0) - 1; }
+  static unsigned getHashValue(uint64_t x) {
+    x ^= x >> 33;
+    x *= 0xff51afd7ed558ccdull;
+    x ^= x >> 33;
+    return unsigned(x);
+  }
+  static bool isEqual(uint64_t a, uint64_t b) { return a == b; }
+};
+
 /// The space for one graph program, cluster and fixed ratios.
 class SearchSpace {
 public:
@@ -372,6 +389,11 @@ public:
   /// from `from` to `to` as step() charges it; null when impossible.
   const RepVector *relayoutSeconds(unsigned value, DistId from, DistId to,
                                    bool zero3);
+  /// A lower bound on what relaying `value` from `from` to `to` adds to the
+  /// step that does it: the least over devices, plus the slot's share of
+  /// what the dearest device pays beyond that and beyond the step's own
+  /// spread, least over the steps that may do it (docs/Synthesis.md).
+  double relayBound(unsigned value, DistId from, DistId to);
   /// The distributions a use of `value` at a position >= p may require.
   llvm::ArrayRef<DistId> usefulAt(unsigned value, unsigned p) const;
 
@@ -437,25 +459,45 @@ private:
   /// Per position p: Σ over positions >= p of opFloor (n + 1 entries).
   std::vector<double> floorSuffix_;
   /// The chain bound's tables, kept for the state bound.
+  /// The tree bound (docs/Synthesis.md): each op hangs below the producer
+  /// of its largest op-result operand; the consumers below one value are
+  /// chosen together and pay its dearest relayout once.
   struct Chains {
-    /// Per op: the operand slot its chain edge enters (when it has one).
+    /// Per op: the operand slot its tree edge enters (when it has one).
     std::vector<unsigned> edgeSlot;
-    /// Per op and option: least cost of the chain from that op on.
+    /// Per op: the producer its tree edge comes from, or -1.
+    std::vector<int> parent;
+    /// Per value: the ops whose tree edge enters through it, ascending.
+    std::vector<llvm::SmallVector<unsigned, 2>> kids;
+    /// Per op and option: least cost of the op's subtree at that option.
     std::vector<std::vector<double>> best;
     /// Per op: least over its options of best.
     std::vector<double> suffix;
-    /// Per position: the chain bound, and the other bounds' maximum.
+    /// Per position: the tree bound, and the other bounds' maximum.
     std::vector<double> chainH, otherH;
-    /// Per value: the op its chain edge enters, or -1.
-    std::vector<int> consumer;
-    /// Memoised terms: (op or value/use or value/use index, held set) ->
-    /// seconds.
-    llvm::DenseMap<uint64_t, double> entry, use, dearest;
+    /// Per op and option: the most, over its storage choices, by which the
+    /// step's communication (operands held) differs between representatives.
+    std::vector<std::vector<double>> spread;
+    /// Per op: the share of the step's dearest-device excess each operand
+    /// slot holding an op result may claim (1 / such slots).
+    std::vector<double> share;
+    /// Memoised terms: (value, use index, held set) -> seconds.
+    llvm::DenseMap<uint64_t, double, PackedKeyInfo> group, use;
+    /// relayBound per (value, from, to).
+    llvm::DenseMap<uint64_t, double, PackedKeyInfo> relay;
+    /// Per value (filled on first use): per distribution a use may need of
+    /// it, the (share, largest spread) of the steps that may relay it there,
+    /// one pair per share.
+    using Claims =
+        llvm::DenseMap<DistId, llvm::SmallVector<std::pair<double, double>, 2>>;
+    std::vector<std::optional<Claims>> claims;
   } chains;
-  double entryBound(unsigned q, unsigned value, HeldId held);
+  /// The least the uses of `value` from index `k` on still cost from
+  /// `held`: its tree consumers' subtrees chosen together with the dearest
+  /// relayout any of them or of its other uses needs (lib/Synth/StarBound.h).
+  double groupBound(unsigned value, unsigned k, HeldId held);
+  const Chains::Claims &claimsOf(unsigned value);
   double useBound(unsigned value, unsigned use, HeldId held);
-  /// The largest useBound over the value's uses from index `k` on.
-  double dearestUse(unsigned value, unsigned k, HeldId held);
   std::vector<RepVector> memoryFloor_;
   /// Per value and use index k: the sorted distributions any option of a
   /// use at index >= k may require of it (held distributions outside this

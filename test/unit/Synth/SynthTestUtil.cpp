@@ -10,9 +10,8 @@ using namespace weft::synth;
 
 namespace weft::synth::test {
 
-/// `nodes` nodes of `devices` devices; node i is Fast when i is even, Slow
-/// otherwise (kToyCluster's types), `memoryGB` each.
-ClusterSpec cluster(unsigned nodes, unsigned devices, double memoryGB) {
+ClusterSpec cluster(unsigned nodes, unsigned devices, double memoryGB,
+                    double slowIntraGBs) {
   std::string text = R"(
 name: synth-test
 device_types:
@@ -33,10 +32,14 @@ defaults:
   intra_latency: 5 us
 nodes:
 )";
-  for (unsigned n = 0; n < nodes; ++n)
-    text += llvm::formatv("  - {{name: n{0}, type: {1}, devices: {2}}\n", n,
-                          n % 2 ? "Slow" : "Fast", devices)
+  for (unsigned n = 0; n < nodes; ++n) {
+    std::string links;
+    if (n % 2 && slowIntraGBs > 0)
+      links = llvm::formatv(", intra_bandwidth: {0} GB/s", slowIntraGBs);
+    text += llvm::formatv("  - {{name: n{0}, type: {1}, devices: {2}{3}}\n", n,
+                          n % 2 ? "Slow" : "Fast", devices, links)
                 .str();
+  }
   for (size_t i; (i = text.find("MEM")) != std::string::npos;)
     text.replace(i, 3, llvm::formatv("{0:f9}", memoryGB).str());
   auto spec = parseClusterSpec(text, "synth-test.yaml");

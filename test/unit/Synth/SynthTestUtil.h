@@ -14,8 +14,10 @@
 namespace weft::synth::test {
 
 /// `nodes` nodes of `devices` devices; node i is Fast when i is even, Slow
-/// otherwise (kToyCluster's types), `memoryGB` each.
-ClusterSpec cluster(unsigned nodes, unsigned devices, double memoryGB = 16);
+/// otherwise (kToyCluster's types), `memoryGB` each; Slow nodes' devices are
+/// linked at `slowIntraGBs` GB/s when given (50 otherwise, as Fast ones).
+ClusterSpec cluster(unsigned nodes, unsigned devices, double memoryGB = 16,
+                    double slowIntraGBs = 0);
 
 /// A random chain: matmuls by parameters, bias adds, relus and residual
 /// adds over a [B, D] activation, ending in a reduce_sum.
