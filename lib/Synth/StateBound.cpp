@@ -15,6 +15,7 @@
 #include "weft/Synth/SearchSpace.h"
 #include <cmath>
 #include <limits>
+#include <map>
 #include <optional>
 
 using namespace weft;
@@ -43,54 +44,88 @@ const SearchSpace::Chains::Claims &SearchSpace::claimsOf(unsigned value) {
       for (auto [slot, w] : llvm::enumerate(ops[u].operands)) {
         if (w != value || option.operands[slot] == kNoDist)
           continue;
-        auto &pairs = (*out)[option.operands[slot]];
-        double share = chains.share[u], spread = chains.spread[u][o];
-        auto it =
-            llvm::find_if(pairs, [&](auto &x) { return x.first == share; });
-        if (it == pairs.end())
-          pairs.push_back({share, spread});
+        auto &list = (*out)[option.operands[slot]];
+        double spread = chains.spread[u][o];
+        if (list.empty() || list.back().use != u)
+          list.push_back({u, chains.share[u], spread});
         else
-          it->second = std::max(it->second, spread);
+          list.back().spread = std::max(list.back().spread, spread);
       }
   return *out;
 }
 
-double SearchSpace::relayBound(unsigned value, DistId from, DistId to) {
-  bool packs = value < (1u << 21) && from < (1u << 21) && to < (1u << 21);
-  uint64_t memoKey = (uint64_t(value) << 42) | (uint64_t(from) << 21) | to;
-  if (packs)
-    if (auto it = chains.relay.find(memoKey); it != chains.relay.end())
-      return it->second;
+double SearchSpace::relayBound(unsigned value, DistId from, DistId to,
+                               unsigned by) {
   const RepVector *c = relayoutSeconds(value, from, to, /*zero3=*/false);
-  double bound = kInf;
-  if (c) {
-    auto [least, most] = std::minmax_element(c->begin(), c->end());
-    // The step that relays it needs `to` in some slot; of its
-    // communication max_d(s_d + r_d + others) >= max s + Σ min r + one
-    // relayout's (max r - min r - (max s - min s)), and each op-result slot
-    // claims at most its share of that, so the claims of one step never
-    // exceed it.
-    double excess = 0;
-    if (!chains.share.empty()) {
-      excess = kInf;
-      for (auto [share, spread] : claimsOf(value).lookup(to))
-        excess =
-            std::min(excess, share * std::max(0.0, *most - *least - spread));
-    }
-    bound = *least + (std::isfinite(excess) ? excess : 0);
+  if (!c)
+    return kInf;
+  auto [least, most] = std::minmax_element(c->begin(), c->end());
+  if (chains.share.empty() || *most <= *least)
+    return *least;
+  // The step that relays it is a use needing `to` (the first such, at `by`
+  // or before); of its communication max_d(s_d + r_d + others) >= max s +
+  // Σ min r + one relayout's (max r - min r - (max s - min s)), and each
+  // op-result slot claims at most its share of that, so the claims of one
+  // step never exceed it.
+  const Chains::Claims &claims = claimsOf(value);
+  auto it = claims.find(to);
+  if (it == claims.end())
+    return *least;
+  double excess = kInf;
+  for (const Chains::Claim &x : it->second) {
+    if (x.use > by)
+      break;
+    excess =
+        std::min(excess, x.share * std::max(0.0, *most - *least - x.spread));
   }
-  if (packs)
-    chains.relay[memoKey] = bound;
-  return bound;
+  return *least + (std::isfinite(excess) ? excess : 0);
 }
 
-/// The least seconds of making `value` available as `want` from `held`
-/// (0 when held or without a precondition; infinity when impossible).
+/// The least seconds of making `value` available as `want` from `held` at a
+/// use at position `by` or before (0 when held or without a precondition;
+/// infinity when impossible).
 static double relayFrom(SearchSpace &s, unsigned value,
-                        const SearchSpace::HeldSet &held, DistId want) {
+                        const SearchSpace::HeldSet &held, DistId want,
+                        unsigned by) {
   if (want == kNoDist || llvm::is_contained(held.dists, want))
     return 0;
-  return s.relayBound(value, held.dists.front(), want);
+  return s.relayBound(value, held.dists.front(), want, by);
+}
+
+const std::vector<SearchSpace::Chains::Needs> &
+SearchSpace::needsOf(unsigned use, unsigned value) {
+  if (chains.needs.empty())
+    chains.needs.resize(ops.size());
+  auto &perValue = chains.needs[use];
+  for (auto &[v, list] : perValue)
+    if (v == value)
+      return list;
+  std::vector<Chains::Needs> &list =
+      perValue.emplace_back(value, std::vector<Chains::Needs>{}).second;
+  const OpInfo &op = ops[use];
+  std::map<llvm::SmallVector<DistId, 2>, unsigned> index;
+  for (auto [o, option] : llvm::enumerate(op.options)) {
+    llvm::SmallVector<DistId, 2> dists;
+    for (auto [slot, v] : llvm::enumerate(op.operands))
+      if (v == value)
+        dists.push_back(option.operands[slot]);
+    auto [it, inserted] = index.try_emplace(dists, list.size());
+    if (inserted)
+      list.push_back({dists, {}});
+    list[it->second].options.push_back(uint32_t(o));
+  }
+  return list;
+}
+
+/// The largest relayout from `held` that one grouping of needs of the use
+/// at position `by` asks for.
+static double relayAll(SearchSpace &s, unsigned value,
+                       const SearchSpace::HeldSet &held,
+                       llvm::ArrayRef<DistId> dists, unsigned by) {
+  double most = 0;
+  for (DistId w : dists)
+    most = std::max(most, relayFrom(s, value, held, w, by));
+  return most;
 }
 
 double SearchSpace::useBound(unsigned value, unsigned use, HeldId held) {
@@ -99,15 +134,9 @@ double SearchSpace::useBound(unsigned value, unsigned use, HeldId held) {
     if (auto it = chains.use.find(*memoKey); it != chains.use.end())
       return it->second;
   const HeldSet &set = heldSets[held];
-  const OpInfo &op = ops[use];
   double best = kInf;
-  for (const OpOption &option : op.options) {
-    double cost = 0;
-    for (auto [i, v] : llvm::enumerate(op.operands))
-      if (v == value)
-        cost = std::max(cost, relayFrom(*this, value, set, option.operands[i]));
-    best = std::min(best, cost);
-  }
+  for (const Chains::Needs &n : needsOf(use, value))
+    best = std::min(best, relayAll(*this, value, set, n.dists, use));
   if (memoKey)
     chains.use[*memoKey] = best;
   return best;
@@ -129,15 +158,12 @@ double SearchSpace::groupBound(unsigned value, unsigned k, HeldId held) {
       floor = std::max(floor, useBound(value, c, held));
       continue;
     }
-    const OpInfo &op = ops[c];
     std::vector<StarChoice> &choices = consumers.emplace_back();
-    for (auto [o, option] : llvm::enumerate(op.options)) {
-      double relay = 0;
-      for (auto [slot, w] : llvm::enumerate(op.operands))
-        if (w == value)
-          relay = std::max(relay,
-                           relayFrom(*this, value, set, option.operands[slot]));
-      choices.push_back({relay, chains.best[c][o]});
+    for (const Chains::Needs &n : needsOf(c, value)) {
+      double rest = kInf;
+      for (uint32_t o : n.options)
+        rest = std::min(rest, chains.best[c][o]);
+      choices.push_back({relayAll(*this, value, set, n.dists, c), rest});
     }
   }
   double bound = starBound(consumers, floor);

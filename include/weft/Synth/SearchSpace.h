@@ -389,11 +389,12 @@ public:
   /// from `from` to `to` as step() charges it; null when impossible.
   const RepVector *relayoutSeconds(unsigned value, DistId from, DistId to,
                                    bool zero3);
-  /// A lower bound on what relaying `value` from `from` to `to` adds to the
-  /// step that does it: the least over devices, plus the slot's share of
-  /// what the dearest device pays beyond that and beyond the step's own
-  /// spread, least over the steps that may do it (docs/Synthesis.md).
-  double relayBound(unsigned value, DistId from, DistId to);
+  /// A lower bound on what relaying `value` from `from` to `to` at a use at
+  /// position `by` or before adds to the step that does it: the least over
+  /// devices, plus the least over those uses of the slot's share of what the
+  /// dearest device pays beyond that and beyond the step's own spread
+  /// (docs/Synthesis.md "Tree bound").
+  double relayBound(unsigned value, DistId from, DistId to, unsigned by = ~0u);
   /// The distributions a use of `value` at a position >= p may require.
   llvm::ArrayRef<DistId> usefulAt(unsigned value, unsigned p) const;
 
@@ -483,13 +484,22 @@ private:
     std::vector<double> share;
     /// Memoised terms: (value, use index, held set) -> seconds.
     llvm::DenseMap<uint64_t, double, PackedKeyInfo> group, use;
-    /// relayBound per (value, from, to).
-    llvm::DenseMap<uint64_t, double, PackedKeyInfo> relay;
+    /// Per op, per value it uses: its options grouped by what they need of
+    /// the value (one distribution per slot holding it), filled on first use.
+    struct Needs {
+      llvm::SmallVector<DistId, 2> dists;
+      llvm::SmallVector<uint32_t, 4> options;
+    };
+    std::vector<llvm::SmallVector<std::pair<unsigned, std::vector<Needs>>, 2>>
+        needs;
     /// Per value (filled on first use): per distribution a use may need of
-    /// it, the (share, largest spread) of the steps that may relay it there,
-    /// one pair per share.
-    using Claims =
-        llvm::DenseMap<DistId, llvm::SmallVector<std::pair<double, double>, 2>>;
+    /// it, per such use (ascending) its position, share and the largest
+    /// spread of its options needing it.
+    struct Claim {
+      unsigned use;
+      double share, spread;
+    };
+    using Claims = llvm::DenseMap<DistId, llvm::SmallVector<Claim, 2>>;
     std::vector<std::optional<Claims>> claims;
   } chains;
   /// The least the uses of `value` from index `k` on still cost from
@@ -497,6 +507,7 @@ private:
   /// relayout any of them or of its other uses needs (lib/Synth/StarBound.h).
   double groupBound(unsigned value, unsigned k, HeldId held);
   const Chains::Claims &claimsOf(unsigned value);
+  const std::vector<Chains::Needs> &needsOf(unsigned op, unsigned value);
   double useBound(unsigned value, unsigned use, HeldId held);
   std::vector<RepVector> memoryFloor_;
   /// Per value and use index k: the sorted distributions any option of a

@@ -146,7 +146,7 @@ TEST(SynthTest, StateBoundIsAdmissibleAndSeesHoldings) {
 }
 
 TEST(SynthTest, EveryStepPaysItsRelayoutBounds) {
-  // The tree bound charges each relayout relayBound(value, from, to): the
+  // The tree bound charges each relayout relayBound(value, from, to, p): the
   // least over devices plus a share of the dearest device's excess beyond
   // the step's spread. Along random plans of random chains on clusters
   // whose slow nodes have slower links (so gradient syncs and relayouts
@@ -216,7 +216,7 @@ TEST(SynthTest, EveryStepPaysItsRelayoutBounds) {
       for (const StepDetail::Relayout &x : detail.relayouts) {
         if (s.values[x.value].defPos < 0)
           continue; // Leaves are not charged by the bound.
-        double bound = s.relayBound(x.value, x.from, x.to);
+        double bound = s.relayBound(x.value, x.from, x.to, p);
         const RepVector *each =
             s.relayoutSeconds(x.value, x.from, x.to, /*zero3=*/false);
         ASSERT_NE(each, nullptr) << text;
