@@ -278,12 +278,20 @@ SearchOutcome AStar::run() {
   }
   // A beam over the positions (its states count as expansions): about a
   // quarter of an expansion budget, 8 to 256 states per position, skipped
-  // when that budget is under 8 states per position.
-  if (uint64_t budget = limits.maxExpansions ? limits.maxExpansions / 4 : 25600;
-      budget >= 8 * uint64_t(end)) {
+  // when that budget is under 8 states per position. It runs only when the
+  // A* alone looks unlikely to finish: when it would stop as hopeless, or
+  // once three quarters of a limit are spent (the rest is the beam's).
+  uint64_t beamBudget = limits.maxExpansions ? limits.maxExpansions / 4 : 25600;
+  bool beamDone = beamBudget < 8 * uint64_t(end);
+  // The expansions of the beam (left out of the A*'s own).
+  uint64_t beamExpansions = 0;
+  auto runBeam = [&] {
+    beamDone = true;
     unsigned width =
-        unsigned(std::clamp<uint64_t>(budget / std::max(1u, end), 8, 256));
+        unsigned(std::clamp<uint64_t>(beamBudget / std::max(1u, end), 8, 256));
+    uint64_t before = out.expansions;
     auto sd = beamSeed(space, width, limits.memoryPruning, &out.expansions);
+    beamExpansions += out.expansions - before;
     if (sd)
       improvePlan(space, *sd, limits.memoryPruning, kDefaultImproveSteps / 4);
     if (sd && sd->cost < incumbent) {
@@ -291,13 +299,11 @@ SearchOutcome AStar::run() {
       incumbentNode = ~0u;
       seed = std::move(sd);
     }
-  }
+  };
   double lastReport = 1;
   uint64_t checks = 0;
   // stopWhenHopeless: the bound at the last probe (the first is the root's
-  // f) and where it was taken (in the A*'s own expansions, the beam's left
-  // out).
-  uint64_t beamExpansions = out.expansions;
+  // f) and where it was taken (in the A*'s own expansions).
   constexpr uint64_t kFirstProbe = 2048;
   uint64_t probeAt = kFirstProbe, probeFrom = 0;
   std::optional<double> probeF;
@@ -313,17 +319,29 @@ SearchOutcome AStar::run() {
       goal = top.node;
       break;
     }
+    if (!beamDone && limits.maxExpansions &&
+        out.expansions >= limits.maxExpansions - beamBudget)
+      runBeam();
     bool stop = limits.maxExpansions && out.expansions >= limits.maxExpansions;
     // The bound's rise over the last doubling of the expansions, four times
-    // over for the expansions left, still short of the incumbent: stop.
+    // over for the expansions left, still short of the incumbent (after the
+    // beam, which may lower it): stop.
     if (!probeF)
       probeF = top.f;
     if (uint64_t done = out.expansions - beamExpansions;
         !stop && limits.stopWhenHopeless && limits.maxExpansions &&
         done >= probeAt) {
       double rate = (top.f - *probeF) / double(done - probeFrom);
-      double left = double(limits.maxExpansions - out.expansions);
-      stop = out.hopeless = top.f + 4 * rate * left < incumbent;
+      auto hopeless = [&] {
+        double left = double(limits.maxExpansions -
+                             std::min(limits.maxExpansions, out.expansions));
+        return top.f + 4 * rate * left < incumbent;
+      };
+      if (!beamDone && hopeless())
+        runBeam();
+      stop = out.hopeless = hopeless();
+      double left = double(limits.maxExpansions -
+                           std::min(limits.maxExpansions, out.expansions));
       if (stop && limits.progress)
         limits.progress(
             llvm::formatv("synthesis: search stopped after {0} expansions: "
@@ -340,8 +358,15 @@ SearchOutcome AStar::run() {
     // Wall time and table size are checked at the first pop and every 256.
     if (!stop && (checks++ & 255) == 0) {
       double t = secondsSince(start);
-      stop = limits.timeLimitSeconds > 0 && t >= limits.timeLimitSeconds;
       uint64_t bytes = tableBytes();
+      if (!beamDone &&
+          ((limits.timeLimitSeconds > 0 &&
+            t >= 0.75 * limits.timeLimitSeconds) ||
+           (limits.maxStateBytes && bytes >= limits.maxStateBytes / 4 * 3))) {
+        runBeam();
+        t = secondsSince(start);
+      }
+      stop = limits.timeLimitSeconds > 0 && t >= limits.timeLimitSeconds;
       out.stateBytes = std::max(out.stateBytes, bytes);
       stop |= limits.maxStateBytes && bytes >= limits.maxStateBytes;
       if (limits.progress && t >= lastReport) {
