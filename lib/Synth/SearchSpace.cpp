@@ -20,6 +20,7 @@
 #include "weft/Support/Error.h"
 #include "llvm/ADT/DenseSet.h"
 #include <cmath>
+#include <deque>
 #include <numeric>
 #include <set>
 
@@ -46,20 +47,11 @@ struct SearchSpace::Impl {
   std::unique_ptr<CollectivePricer> pricer;
   std::vector<mlir::RankedTensorType> types;
   llvm::DenseMap<mlir::Type, unsigned> typeIds;
-  /// Relayouts by (type, from, to, gradient, ZeRO-3); node-based, so the
-  /// references handed out stay valid.
-  using RelayoutKey = std::tuple<unsigned, DistId, DistId, bool, bool>;
-  /// A multiplicative mix (looked up on every transition).
-  struct RelayoutHash {
-    size_t operator()(const RelayoutKey &k) const {
-      uint64_t h = std::get<0>(k);
-      h = (h ^ std::get<1>(k)) * 0x9E3779B97F4A7C15ull;
-      h = (h ^ std::get<2>(k)) * 0x9E3779B97F4A7C15ull;
-      h ^= uint64_t(std::get<3>(k)) << 62 | uint64_t(std::get<4>(k)) << 63;
-      return size_t(h ^ (h >> 29));
-    }
-  };
-  std::unordered_map<RelayoutKey, RelayoutCost, RelayoutHash> relayouts;
+  /// Relayouts by (type, from, to, gradient, ZeRO-3) packed into 64 bits
+  /// (looked up on every transition: one probe of a flat table); a deque,
+  /// so the references handed out stay valid.
+  llvm::DenseMap<uint64_t, uint32_t, PackedKeyInfo> relayoutIndex;
+  std::deque<RelayoutCost> relayouts;
 
   double elementBytes(mlir::RankedTensorType type) const {
     if (type.getElementType().isa<mlir::FloatType>())
@@ -976,11 +968,17 @@ llvm::ArrayRef<StorageOption> SearchSpace::storageOptions(unsigned value,
 static const RelayoutCost &relayoutCost(SearchSpace &s, SearchSpace::Impl &impl,
                                         unsigned typeId, DistId from, DistId to,
                                         bool grad, bool zero3) {
-  auto [it, inserted] =
-      impl.relayouts.try_emplace({typeId, from, to, grad, zero3});
-  RelayoutCost &c = it->second;
+  // 20 + 21 + 21 + 2 bits; ids beyond them are not expected (a space has
+  // far fewer types and distributions), and the all-ones keys are reserved.
+  assert(typeId < (1u << 20) - 1 && from < (1u << 21) && to < (1u << 21) &&
+         "relayout key fields out of range");
+  uint64_t key = uint64_t(typeId) << 44 | uint64_t(from) << 23 |
+                 uint64_t(to) << 2 | uint64_t(grad) << 1 | uint64_t(zero3);
+  auto [it, inserted] = impl.relayoutIndex.try_emplace(key, 0);
   if (!inserted)
-    return c;
+    return impl.relayouts[it->second];
+  it->second = impl.relayouts.size();
+  RelayoutCost &c = impl.relayouts.emplace_back();
   auto steps = spmd::planRelayout(s.dist(from), s.dist(to));
   if (mlir::failed(steps))
     return c;
