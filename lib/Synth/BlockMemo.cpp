@@ -416,6 +416,22 @@ SearchOutcome weft::synth::search(SearchSpace &space,
     return search(space, shared);
   }
   auto start = Clock::now();
+  // With plainFirst (the default budget) the plain A* tries first on
+  // the memo's share of the expansions: when its bound is tight it closes
+  // there, cheaper than solving blocks. When it stops as hopeless, a rerun
+  // with more expansions would stop the same way, so its outcome stands
+  // unless the memo finishes; when its share ran out, the memo and then
+  // the plain A* with what is left run as below.
+  std::optional<SearchOutcome> first;
+  if (limits.plainFirst && limits.stopWhenHopeless && limits.maxExpansions) {
+    SearchLimits share = limits;
+    share.maxExpansions = (limits.maxExpansions + 7) / 8;
+    share.timeLimitSeconds = limits.timeLimitSeconds / 8;
+    first = searchAStar(space, share);
+    if (!first->capped)
+      return *first;
+  }
+  uint64_t firstExpansions = first ? first->expansions : 0;
   // The memoised search gets half of each limit (an eighth of the
   // expansions with stopWhenHopeless, the default budget: a memo that does
   // not finish early rarely finishes at all); the rest is the plain A*'s
@@ -427,11 +443,11 @@ SearchOutcome weft::synth::search(SearchSpace &space,
   half.maxStateBytes = limits.maxStateBytes / 2;
   auto memo = std::make_unique<MemoSearch>(space, half);
   std::optional<SearchOutcome> found = memo->run();
-  uint64_t used = memo->expansions;
+  uint64_t memoUsed = memo->expansions, used = memoUsed + firstExpansions;
   double wall = std::chrono::duration<double>(Clock::now() - start).count();
   if (found) {
     found->expansions = used;
-    found->memoExpansions = used;
+    found->memoExpansions = memoUsed;
     found->wallSeconds = wall;
     bool fits = true;
     if (found->found && limits.memoryPruning)
@@ -444,8 +460,15 @@ SearchOutcome weft::synth::search(SearchSpace &space,
     }
   }
   // Memory binds or a limit stopped the memoised search: the plain A* with
-  // what is left of the limits (the memo's tables are freed first).
+  // what is left of the limits (the memo's tables are freed first), unless
+  // its first try stopped as hopeless.
   memo.reset();
+  if (first && first->hopeless) {
+    first->expansions = used;
+    first->memoExpansions = memoUsed;
+    first->wallSeconds = wall;
+    return *first;
+  }
   SearchLimits rest = limits;
   if (limits.maxExpansions)
     rest.maxExpansions = std::max<uint64_t>(
@@ -454,7 +477,7 @@ SearchOutcome weft::synth::search(SearchSpace &space,
     rest.timeLimitSeconds = std::max(0.01, limits.timeLimitSeconds - wall);
   SearchOutcome out = searchAStar(space, rest);
   out.expansions += used;
-  out.memoExpansions = used;
+  out.memoExpansions = memoUsed;
   out.wallSeconds += wall;
   return out;
 }

@@ -473,6 +473,7 @@ llvm::Expected<SynthResult> weft::synthesize(mlir::ModuleOp graph,
     limits.maxExpansions = kDefaultMaxExpansions;
     limits.timeLimitSeconds = kDefaultTimeLimitSeconds;
     limits.stopWhenHopeless = true;
+    limits.plainFirst = true;
   }
   limits.maxStateBytes =
       options.maxStateBytes ? options.maxStateBytes : kDefaultMaxStateBytes;

@@ -72,6 +72,11 @@ struct SearchLimits {
   /// searches"). Judged on expansions only, so the stop is deterministic.
   /// synthesize() sets it when no limit was given.
   bool stopWhenHopeless = false;
+  /// With memo and stopWhenHopeless: the plain A* tries first on the memo's
+  /// share of maxExpansions; the memo runs only when it does not close
+  /// there (docs/Synthesis.md "Default budget"). synthesize() sets it with
+  /// stopWhenHopeless.
+  bool plainFirst = false;
   /// Called about once a second once a search has run for 1 s.
   std::function<void(llvm::StringRef)> progress;
   /// Incumbent plans (improvedSeedPlans), computed once by search() or

@@ -426,6 +426,35 @@ TEST(SynthTest, MemoGivesUpWhenOneSolveOutrunsItsShare) {
   EXPECT_GE(with.cost, roomy.cost * (1 - 1e-12));
 }
 
+TEST(SynthTest, PlainFirstSkipsTheMemoWhenTheAStarCloses) {
+  // plainFirst (the default budget): the plain A* tries first on the memo's
+  // eighth of the expansions. On 24 blocks on 2 x 2 the admissible A*
+  // closes there, so no block is solved and the cost is the memo's; uniform
+  // cost stops as hopeless there, and the memo then finishes the search.
+  mlir::MLIRContext ctx;
+  ParsedSpace parsed = parseSpace(ctx, repeatedBlocks(24), cluster(2, 2));
+  ASSERT_TRUE(parsed.space) << parsed.error;
+  SearchSpace &space = *parsed.space;
+  SearchLimits limits;
+  limits.memo = true;
+  limits.maxExpansions = 400000;
+  limits.stopWhenHopeless = true;
+  SearchOutcome memo = search(space, limits);
+  ASSERT_TRUE(memo.memoised);
+  limits.plainFirst = true;
+  SearchOutcome plain = search(space, limits);
+  EXPECT_FALSE(plain.capped);
+  EXPECT_FALSE(plain.memoised);
+  EXPECT_EQ(plain.memoExpansions, 0u);
+  EXPECT_NEAR(plain.cost, memo.cost, 1e-12 * memo.cost);
+  limits.admissible = false;
+  SearchOutcome uniform = search(space, limits);
+  EXPECT_TRUE(uniform.memoised);
+  EXPECT_GT(uniform.memoExpansions, 0u);
+  EXPECT_GT(uniform.expansions, uniform.memoExpansions);
+  EXPECT_NEAR(uniform.cost, memo.cost, 1e-12 * memo.cost);
+}
+
 /// One 4096 x 4096 weight: 64 MiB of fp32, 256 MiB with Adam's state and
 /// gradient (16 B per parameter).
 const char *kBigWeight = R"(module {
