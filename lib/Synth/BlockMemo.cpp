@@ -426,6 +426,7 @@ SearchOutcome weft::synth::search(SearchSpace &space,
   if (limits.plainFirst && limits.stopWhenHopeless && limits.maxExpansions) {
     SearchLimits share = limits;
     share.maxExpansions = (limits.maxExpansions + 7) / 8;
+    share.horizon = limits.maxExpansions;
     share.timeLimitSeconds = limits.timeLimitSeconds / 8;
     first = searchAStar(space, share);
     if (!first->capped)

@@ -281,7 +281,12 @@ SearchOutcome AStar::run() {
   // when that budget is under 8 states per position. It runs only when the
   // A* alone looks unlikely to finish: when it would stop as hopeless, or
   // once three quarters of a limit are spent (the rest is the beam's).
-  uint64_t beamBudget = limits.maxExpansions ? limits.maxExpansions / 4 : 25600;
+  // The budget the A* plans for (the beam's share, the hopeless rule's
+  // expansions left); maxExpansions may stop it before.
+  uint64_t horizon = limits.horizon
+                         ? std::max(limits.horizon, limits.maxExpansions)
+                         : limits.maxExpansions;
+  uint64_t beamBudget = horizon ? horizon / 4 : 25600;
   bool beamDone = beamBudget < 8 * uint64_t(end);
   // The expansions of the beam (left out of the A*'s own).
   uint64_t beamExpansions = 0;
@@ -319,8 +324,7 @@ SearchOutcome AStar::run() {
       goal = top.node;
       break;
     }
-    if (!beamDone && limits.maxExpansions &&
-        out.expansions >= limits.maxExpansions - beamBudget)
+    if (!beamDone && horizon && out.expansions >= horizon - beamBudget)
       runBeam();
     bool stop = limits.maxExpansions && out.expansions >= limits.maxExpansions;
     // The bound's rise over the last doubling of the expansions, four times
@@ -333,15 +337,13 @@ SearchOutcome AStar::run() {
         done >= probeAt) {
       double rate = (top.f - *probeF) / double(done - probeFrom);
       auto hopeless = [&] {
-        double left = double(limits.maxExpansions -
-                             std::min(limits.maxExpansions, out.expansions));
+        double left = double(horizon - std::min(horizon, out.expansions));
         return top.f + 4 * rate * left < incumbent;
       };
       if (!beamDone && hopeless())
         runBeam();
       stop = out.hopeless = hopeless();
-      double left = double(limits.maxExpansions -
-                           std::min(limits.maxExpansions, out.expansions));
+      double left = double(horizon - std::min(horizon, out.expansions));
       if (stop && limits.progress)
         limits.progress(
             llvm::formatv("synthesis: search stopped after {0} expansions: "

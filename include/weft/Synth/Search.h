@@ -77,6 +77,11 @@ struct SearchLimits {
   /// there (docs/Synthesis.md "Default budget"). synthesize() sets it with
   /// stopWhenHopeless.
   bool plainFirst = false;
+  /// The expansions the plain A* plans for when maxExpansions stops it
+  /// earlier (0: maxExpansions): its hopeless rule and its beam judge by
+  /// them, so a first try on a share of the budget stops as hopeless only
+  /// when the whole budget would not close it.
+  uint64_t horizon = 0;
   /// Called about once a second once a search has run for 1 s.
   std::function<void(llvm::StringRef)> progress;
   /// Incumbent plans (improvedSeedPlans), computed once by search() or
