@@ -336,14 +336,13 @@ SearchOutcome AStar::run() {
         !stop && limits.stopWhenHopeless && limits.maxExpansions &&
         done >= probeAt) {
       double rate = (top.f - *probeF) / double(done - probeFrom);
-      auto hopeless = [&] {
-        double left = double(horizon - std::min(horizon, out.expansions));
-        return top.f + 4 * rate * left < incumbent;
+      auto left = [&] {
+        return double(horizon - std::min(horizon, out.expansions));
       };
+      auto hopeless = [&] { return top.f + 4 * rate * left() < incumbent; };
       if (!beamDone && hopeless())
         runBeam();
       stop = out.hopeless = hopeless();
-      double left = double(horizon - std::min(horizon, out.expansions));
       if (stop && limits.progress)
         limits.progress(
             llvm::formatv("synthesis: search stopped after {0} expansions: "
@@ -351,7 +350,7 @@ SearchOutcome AStar::run() {
                           "{2:f6} s to the best plan would not close in "
                           "the {3} expansions left",
                           out.expansions, rate, incumbent - top.f,
-                          uint64_t(left))
+                          uint64_t(left()))
                 .str());
       probeF = top.f;
       probeFrom = done;

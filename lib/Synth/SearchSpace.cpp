@@ -146,12 +146,12 @@ struct SpaceBuilder {
                        llvm::ArrayRef<spmd::RecipeStat> stats, unsigned rep,
                        bool grad);
   void finish();
-  void chainBound(const std::vector<std::vector<double>> &nodeCost);
+  void treeBound(const std::vector<std::vector<double>> &nodeCost);
   /// Per option of op p: the least step() cost over its storage choices
   /// from the most favourable state, every operand held as the option needs
   /// it (so only compute, the recipe's all-reduces, the storage's sync and
   /// gathers and the optimizer update remain); infinity when impossible.
-  /// Fills s.chains.spread[p] too.
+  /// Fills s.tree.spread[p] too.
   std::vector<double> exactNodeCosts(unsigned p);
 };
 } // namespace weft::synth
@@ -613,7 +613,7 @@ void SpaceBuilder::finish() {
   // consistent h (and never below the max over devices of the summed
   // cheapest compute). A space no plan of which fits memory (its floor
   // exceeds a capacity) is never searched with memory pruning: it skips
-  // these floors and the chain bound, and its h is the compute bound.
+  // these floors and the tree bound, and its h is the compute bound.
   std::vector<double> &costFloor = s.floorSuffix_;
   costFloor.assign(n + 1, 0);
   s.opFloor_.assign(n, 0);
@@ -621,7 +621,7 @@ void SpaceBuilder::finish() {
     if (s.memoryFloor_[0][r] > s.capacity_[r])
       return;
   std::vector<std::vector<double>> nodeCost(n);
-  s.chains.spread.assign(n, {});
+  s.tree.spread.assign(n, {});
   for (int p = int(n) - 1; p >= 0; --p) {
     nodeCost[p] = exactNodeCosts(unsigned(p));
     double leastCost = std::numeric_limits<double>::infinity();
@@ -632,7 +632,7 @@ void SpaceBuilder::finish() {
   }
   for (unsigned p = 0; p <= n; ++p)
     s.suffixH[p] = std::max(s.suffixH[p], costFloor[p]);
-  chainBound(nodeCost);
+  treeBound(nodeCost);
 }
 
 std::vector<double> SpaceBuilder::exactNodeCosts(unsigned p) {
@@ -641,7 +641,7 @@ std::vector<double> SpaceBuilder::exactNodeCosts(unsigned p) {
   HeldId any = s.internHeld({0, {0}});
   std::vector<double> best(op.options.size(),
                            std::numeric_limits<double>::infinity());
-  std::vector<double> &spread = s.chains.spread[p];
+  std::vector<double> &spread = s.tree.spread[p];
   spread.assign(op.options.size(), 0);
   StateKey key;
   int keyOption = -1;
@@ -675,42 +675,35 @@ std::vector<double> SpaceBuilder::exactNodeCosts(unsigned p) {
 }
 
 /// The tree bound (docs/Synthesis.md): each op hangs below the producer of
-/// its largest op-result operand, so the ops form a forest whose subtrees
-/// are disjoint. A plan pays, per op, at least its node cost (compute, least
-/// gradient sync, least optimizer) and, per value, at least its dearest
-/// relayout (least over devices) from its own distribution: every relayout
-/// of a value starts there and each target is made once, and a step's max
-/// over devices of (sync + relayouts) is at least the max of the sync plus
-/// the least over devices of each relayout. The consumers below one value
-/// are chosen together (groupBound, lib/Synth/StarBound.h) and pay its
-/// dearest relayout once, the value's other uses bounding it from below. A
-/// backward DP gives the least cost of each subtree per option; h(p) sums,
-/// over the ops >= p whose parent is done (or that have none), their
-/// subtree's least: admissible.
-void SpaceBuilder::chainBound(
-    const std::vector<std::vector<double>> &nodeCost) {
+/// one op-result operand (one whose value has no consumer below it yet,
+/// else the largest), so the ops form a forest whose subtrees are disjoint. A
+/// plan pays, per op, at least its node cost (compute, least gradient sync,
+/// least optimizer) and, per value, at least its dearest relayout from its own
+/// distribution: every relayout of a value starts there and each target is made
+/// once, and each relayout is charged at most what its step pays for it
+/// (relayBound). The consumers below one value are chosen together (groupBound,
+/// lib/Synth/StarBound.h) and pay its dearest relayout once, the value's other
+/// uses bounding it from below. A backward DP gives the least cost of each
+/// subtree per option; h(p) sums, over the ops >= p whose parent is done (or
+/// that have none), their subtree's least: admissible.
+void SpaceBuilder::treeBound(const std::vector<std::vector<double>> &nodeCost) {
   unsigned n = s.ops.size();
-  SearchSpace::Chains &ch = s.chains;
-  ch.parent.assign(n, -1);
-  ch.edgeSlot.assign(n, 0);
+  SearchSpace::Tree &ch = s.tree;
+  std::vector<int> parent(n, -1);
   ch.kids.assign(s.values.size(), {});
   ch.share.assign(n, 1);
-  for (unsigned q = 0; q < n; ++q) {
-    unsigned results = 0;
-    for (unsigned v : s.ops[q].operands)
-      results += s.values[v].defPos >= 0;
-    ch.share[q] = 1.0 / std::max(1u, results);
-  }
   for (unsigned q = 0; q < n; ++q) {
     const OpInfo &op = s.ops[q];
     // A value without consumers below it first (the residual stream then
     // runs through each block's branch, not past it), the largest first.
     int bestSlot = -1;
+    unsigned results = 0;
     std::pair<bool, double> bestRank{false, -1};
     for (auto [i, v] : llvm::enumerate(op.operands)) {
       const ValueInfo &info = s.values[v];
       if (info.defPos < 0)
         continue;
+      ++results;
       double size = 1;
       for (int64_t d : info.shape)
         size *= double(d);
@@ -720,11 +713,11 @@ void SpaceBuilder::chainBound(
         bestSlot = int(i);
       }
     }
+    ch.share[q] = 1.0 / std::max(1u, results);
     if (bestSlot < 0)
       continue;
     unsigned v = op.operands[bestSlot];
-    ch.parent[q] = s.values[v].defPos;
-    ch.edgeSlot[q] = unsigned(bestSlot);
+    parent[q] = s.values[v].defPos;
     ch.kids[v].push_back(q);
   }
   // best[q][o]: least cost of q's subtree with q at option o; the subtrees
@@ -754,17 +747,17 @@ void SpaceBuilder::chainBound(
   // h(p) = Σ over ops q >= p whose parent is < p (or none) of suffix[q].
   std::vector<double> diff(n + 2, 0);
   for (unsigned q = 0; q < n; ++q) {
-    unsigned from = ch.parent[q] >= 0 ? unsigned(ch.parent[q]) + 1 : 0;
+    unsigned from = parent[q] >= 0 ? unsigned(parent[q]) + 1 : 0;
     diff[from] += ch.suffix[q];
     diff[q + 1] -= ch.suffix[q];
   }
   double h = 0;
   ch.otherH = s.suffixH;
-  ch.chainH.assign(n + 1, 0);
+  ch.treeH.assign(n + 1, 0);
   for (unsigned p = 0; p <= n; ++p) {
     h += diff[p];
-    ch.chainH[p] = std::max(0.0, h);
-    s.suffixH[p] = std::max(s.suffixH[p], ch.chainH[p]);
+    ch.treeH[p] = std::max(0.0, h);
+    s.suffixH[p] = std::max(s.suffixH[p], ch.treeH[p]);
   }
 }
 

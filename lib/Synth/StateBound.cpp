@@ -32,10 +32,10 @@ std::optional<uint64_t> pack(unsigned a, unsigned b, HeldId h) {
 }
 } // namespace
 
-const SearchSpace::Chains::Claims &SearchSpace::claimsOf(unsigned value) {
-  if (chains.claims.empty())
-    chains.claims.resize(values.size());
-  std::optional<Chains::Claims> &out = chains.claims[value];
+const SearchSpace::Tree::Claims &SearchSpace::claimsOf(unsigned value) {
+  if (tree.claims.empty())
+    tree.claims.resize(values.size());
+  std::optional<Tree::Claims> &out = tree.claims[value];
   if (out)
     return *out;
   out.emplace();
@@ -45,9 +45,9 @@ const SearchSpace::Chains::Claims &SearchSpace::claimsOf(unsigned value) {
         if (w != value || option.operands[slot] == kNoDist)
           continue;
         auto &list = (*out)[option.operands[slot]];
-        double spread = chains.spread[u][o];
+        double spread = tree.spread[u][o];
         if (list.empty() || list.back().use != u)
-          list.push_back({u, chains.share[u], spread});
+          list.push_back({u, tree.share[u], spread});
         else
           list.back().spread = std::max(list.back().spread, spread);
       }
@@ -60,19 +60,19 @@ double SearchSpace::relayBound(unsigned value, DistId from, DistId to,
   if (!c)
     return kInf;
   auto [least, most] = std::minmax_element(c->begin(), c->end());
-  if (chains.share.empty() || *most <= *least)
+  if (tree.share.empty() || *most <= *least)
     return *least;
   // The step that relays it is a use needing `to` (the first such, at `by`
   // or before); of its communication max_d(s_d + r_d + others) >= max s +
   // Σ min r + one relayout's (max r - min r - (max s - min s)), and each
   // op-result slot claims at most its share of that, so the claims of one
   // step never exceed it.
-  const Chains::Claims &claims = claimsOf(value);
+  const Tree::Claims &claims = claimsOf(value);
   auto it = claims.find(to);
   if (it == claims.end())
     return *least;
   double excess = kInf;
-  for (const Chains::Claim &x : it->second) {
+  for (const Tree::Claim &x : it->second) {
     if (x.use > by)
       break;
     excess =
@@ -92,16 +92,16 @@ static double relayFrom(SearchSpace &s, unsigned value,
   return s.relayBound(value, held.dists.front(), want, by);
 }
 
-const std::vector<SearchSpace::Chains::Needs> &
+const std::vector<SearchSpace::Tree::Needs> &
 SearchSpace::needsOf(unsigned use, unsigned value) {
-  if (chains.needs.empty())
-    chains.needs.resize(ops.size());
-  auto &perValue = chains.needs[use];
+  if (tree.needs.empty())
+    tree.needs.resize(ops.size());
+  auto &perValue = tree.needs[use];
   for (auto &[v, list] : perValue)
     if (v == value)
       return list;
-  std::vector<Chains::Needs> &list =
-      perValue.emplace_back(value, std::vector<Chains::Needs>{}).second;
+  std::vector<Tree::Needs> &list =
+      perValue.emplace_back(value, std::vector<Tree::Needs>{}).second;
   const OpInfo &op = ops[use];
   std::map<llvm::SmallVector<DistId, 2>, unsigned> index;
   for (auto [o, option] : llvm::enumerate(op.options)) {
@@ -131,25 +131,25 @@ static double relayAll(SearchSpace &s, unsigned value,
 double SearchSpace::useBound(unsigned value, unsigned use, HeldId held) {
   auto memoKey = pack(value, use, held);
   if (memoKey)
-    if (auto it = chains.use.find(*memoKey); it != chains.use.end())
+    if (auto it = tree.use.find(*memoKey); it != tree.use.end())
       return it->second;
   const HeldSet &set = heldSets[held];
   double best = kInf;
-  for (const Chains::Needs &n : needsOf(use, value))
+  for (const Tree::Needs &n : needsOf(use, value))
     best = std::min(best, relayAll(*this, value, set, n.dists, use));
   if (memoKey)
-    chains.use[*memoKey] = best;
+    tree.use[*memoKey] = best;
   return best;
 }
 
 double SearchSpace::groupBound(unsigned value, unsigned k, HeldId held) {
   auto memoKey = pack(value, k, held);
   if (memoKey)
-    if (auto it = chains.group.find(*memoKey); it != chains.group.end())
+    if (auto it = tree.group.find(*memoKey); it != tree.group.end())
       return it->second;
   const HeldSet &set = heldSets[held];
   llvm::ArrayRef<unsigned> uses = values[value].uses;
-  llvm::ArrayRef<unsigned> kids = chains.kids[value];
+  llvm::ArrayRef<unsigned> kids = tree.kids[value];
   double floor = 0;
   std::vector<std::vector<StarChoice>> consumers;
   for (unsigned i = k; i < uses.size(); ++i) {
@@ -159,38 +159,38 @@ double SearchSpace::groupBound(unsigned value, unsigned k, HeldId held) {
       continue;
     }
     std::vector<StarChoice> &choices = consumers.emplace_back();
-    for (const Chains::Needs &n : needsOf(c, value)) {
+    for (const Tree::Needs &n : needsOf(c, value)) {
       double rest = kInf;
       for (uint32_t o : n.options)
-        rest = std::min(rest, chains.best[c][o]);
+        rest = std::min(rest, tree.best[c][o]);
       choices.push_back({relayAll(*this, value, set, n.dists, c), rest});
     }
   }
   double bound = starBound(consumers, floor);
   if (memoKey)
-    chains.group[*memoKey] = bound;
+    tree.group[*memoKey] = bound;
   return bound;
 }
 
 double SearchSpace::heuristic(unsigned p, const StateKey &key) {
-  if (chains.chainH.empty() || p >= numPositions())
+  if (tree.treeH.empty() || p >= numPositions())
     return heuristic(p);
-  double tree = chains.chainH[p];
+  double bound = tree.treeH[p];
   for (auto [k, v] : llvm::enumerate(liveAt[p])) {
     const ValueInfo &info = values[v];
     // Leaves (parameters may be stored split and gathered) are left out.
     if (info.defPos < 0 || k >= key.size())
       continue;
-    // The subtrees below v are in chainH[p] at their least; charge them
+    // The subtrees below v are in treeH[p] at their least; charge them
     // with v's remaining uses from what the state holds instead.
-    for (unsigned c : chains.kids[v])
+    for (unsigned c : tree.kids[v])
       if (c >= p)
-        tree -= chains.suffix[c];
+        bound -= tree.suffix[c];
     unsigned first = std::lower_bound(info.uses.begin(), info.uses.end(), p) -
                      info.uses.begin();
-    tree += groupBound(v, first, key[k]);
+    bound += groupBound(v, first, key[k]);
   }
-  return std::max(chains.otherH[p], tree);
+  return std::max(tree.otherH[p], bound);
 }
 
 double SearchSpace::blockBound(unsigned p, unsigned b, const StateKey &key) {

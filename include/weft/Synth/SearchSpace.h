@@ -356,7 +356,7 @@ public:
   /// h: per representative Σ over positions ≥ p of the cheapest compute;
   /// the admissible heuristic is its maximum.
   double heuristic(unsigned p) const { return suffixH[p]; }
-  /// The admissible heuristic of a state: heuristic(p) with the chain bound
+  /// The admissible heuristic of a state: heuristic(p) with the tree bound
   /// charged from what the state holds (docs/Synthesis.md "State bound").
   /// Infinity when no completion is possible. (lib/Synth/StateBound.cpp)
   double heuristic(unsigned p, const StateKey &key);
@@ -459,15 +459,11 @@ private:
   std::vector<double> opFloor_;
   /// Per position p: Σ over positions >= p of opFloor (n + 1 entries).
   std::vector<double> floorSuffix_;
-  /// The chain bound's tables, kept for the state bound.
-  /// The tree bound (docs/Synthesis.md): each op hangs below the producer
-  /// of its largest op-result operand; the consumers below one value are
-  /// chosen together and pay its dearest relayout once.
-  struct Chains {
-    /// Per op: the operand slot its tree edge enters (when it has one).
-    std::vector<unsigned> edgeSlot;
-    /// Per op: the producer its tree edge comes from, or -1.
-    std::vector<int> parent;
+  /// The tree bound's tables (docs/Synthesis.md), kept for the state bound:
+  /// each op hangs below the producer of one op-result operand; the
+  /// consumers below one value are chosen together and pay its dearest
+  /// relayout once.
+  struct Tree {
     /// Per value: the ops whose tree edge enters through it, ascending.
     std::vector<llvm::SmallVector<unsigned, 2>> kids;
     /// Per op and option: least cost of the op's subtree at that option.
@@ -475,7 +471,7 @@ private:
     /// Per op: least over its options of best.
     std::vector<double> suffix;
     /// Per position: the tree bound, and the other bounds' maximum.
-    std::vector<double> chainH, otherH;
+    std::vector<double> treeH, otherH;
     /// Per op and option: the most, over its storage choices, by which the
     /// step's communication (operands held) differs between representatives.
     std::vector<std::vector<double>> spread;
@@ -501,13 +497,13 @@ private:
     };
     using Claims = llvm::DenseMap<DistId, llvm::SmallVector<Claim, 2>>;
     std::vector<std::optional<Claims>> claims;
-  } chains;
+  } tree;
   /// The least the uses of `value` from index `k` on still cost from
   /// `held`: its tree consumers' subtrees chosen together with the dearest
   /// relayout any of them or of its other uses needs (lib/Synth/StarBound.h).
   double groupBound(unsigned value, unsigned k, HeldId held);
-  const Chains::Claims &claimsOf(unsigned value);
-  const std::vector<Chains::Needs> &needsOf(unsigned op, unsigned value);
+  const Tree::Claims &claimsOf(unsigned value);
+  const std::vector<Tree::Needs> &needsOf(unsigned op, unsigned value);
   double useBound(unsigned value, unsigned use, HeldId held);
   std::vector<RepVector> memoryFloor_;
   /// Per value and use index k: the sorted distributions any option of a
