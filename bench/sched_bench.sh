@@ -11,7 +11,7 @@ cd "$(dirname "$0")/.."
 BUILD=${1:-build-sched}
 OUT=${2:-$BUILD/bench-sched}
 SCHED=$BUILD/bin/weft-sched
-TABLE=../shared/data/gavel/simulation_throughputs.json
+TABLE=data/gavel/simulation_throughputs.json
 RATES=${RATES:-"1 2 3"}
 POLICIES=fifo,maxmin-agnostic,gavel-maxmin,gavel-throughput,hadar,hadar-fork,crius,rubick
 mkdir -p "$OUT"

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Installs the Debian 12 packages Weft needs, if any is missing (TOOLCHAIN.md).
+# Installs the Debian 12 packages Weft needs, if any is missing (docs/Building.md).
 set -euo pipefail
 
 packages=(

@@ -101,7 +101,7 @@ struct CatalogRow {
 };
 } // namespace
 
-// Peak figures: BENCHMARKS.md's spec-sheet table (NVIDIA data sheets, dense,
+// Peak figures: docs/Setups.md's spec-sheet table (NVIDIA data sheets, dense,
 // boost clock). Memory efficiencies: NVIDIA's Volta white paper gives 95%
 // achieved DRAM utilisation on V100 vs 76% on P100; 0.75-0.9 elsewhere by
 // memory technology (GDDR5/6 lower, HBM2e/HBM3 higher). Matmul efficiencies

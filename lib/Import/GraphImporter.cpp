@@ -186,7 +186,7 @@ static mlir::ElementsAttr weightsOf(mlir::RankedTensorType type,
 }
 
 /// Whether a float initializer is an additive attention mask (square in its
-/// last two dims, holding -inf): a buffer, not a parameter (DESIGN.md §1).
+/// last two dims, holding -inf): a buffer, not a parameter (docs/Design.md §1).
 static bool isAttentionMask(const onnx::TensorProto &t) {
   int rank = t.dims_size();
   if (t.data_type() != onnx::TensorProto::FLOAT || rank < 2 ||

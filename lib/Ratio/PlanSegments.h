@@ -21,7 +21,7 @@ namespace weft {
 namespace ratio {
 
 /// Segments that must hold the same shares: tied by a local (a reshape from
-/// batch to batch·seq keeps the shares, DESIGN.md §3.2).
+/// batch to batch·seq keeps the shares, docs/Design.md §3.2).
 struct SegmentGroup {
   /// Indices into PlanSegments::segments, ascending.
   llvm::SmallVector<unsigned, 2> members;

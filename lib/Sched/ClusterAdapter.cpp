@@ -16,7 +16,7 @@ using llvm::StringRef;
 
 namespace {
 /// Gavel's measured worker types and their FP32 peak TFLOPS (spec sheets,
-/// BENCHMARKS.md), the anchors of the equivalence table.
+/// docs/Setups.md), the anchors of the equivalence table.
 struct Anchor {
   StringRef name;
   double fp32Tflops;

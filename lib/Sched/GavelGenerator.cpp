@@ -1,6 +1,6 @@
 //===- GavelGenerator.cpp - Gavel's continuous workload generator --------===//
 //
-// BENCHMARKS.md: Poisson arrivals at rate λ jobs/hour; job type uniform over
+// docs/Setups.md: Poisson arrivals at rate λ jobs/hour; job type uniform over
 // the oracle's types; duration 60*10^U(1.5,3) s with probability 0.8, else
 // 60*10^U(3,4) s, measured on the reference GPU (v100); GPUs 1/2/4/8 with
 // probabilities 0.7/0.1/0.15/0.05. A job type without figures for the drawn

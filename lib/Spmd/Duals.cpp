@@ -28,7 +28,7 @@ llvm::StringRef weft::spmd::toString(Collective c) {
   return "none";
 }
 
-// DESIGN.md §3.4, partial-sum convention: the gradient of a replicated value
+// docs/Design.md §3.4, partial-sum convention: the gradient of a replicated value
 // is held as partial sums, so a gather's dual adds them up (reduce_scatter)
 // and an all_reduce's dual hands every device the whole gradient again.
 static const CollectiveDual kCollectiveDuals[] = {

@@ -1,6 +1,6 @@
 //===- BlockMemo.cpp - Repeated blocks memoised, outer DP -----------------===//
 //
-// DESIGN.md §4 "Memoisation of repeated blocks"; docs/Synthesis.md.
+// docs/Design.md §4 "Memoisation of repeated blocks"; docs/Synthesis.md.
 //
 // The order is cut at positions whose live set is small (the residual
 // stream plus loop-invariant values). Each interval between two cuts is a

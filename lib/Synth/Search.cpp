@@ -1,6 +1,6 @@
 //===- Search.cpp - A* over the distributed instruction set ---------------===//
 //
-// DESIGN.md §4 at fixed ratios; docs/Synthesis.md.
+// docs/Design.md §4 at fixed ratios; docs/Synthesis.md.
 //
 //===----------------------------------------------------------------------===//
 
@@ -477,7 +477,7 @@ SearchOutcome AStar::run() {
 SearchOutcome weft::synth::searchAStar(SearchSpace &space,
                                        const SearchLimits &limits) {
   // Dominance on cost alone is exact when memory never binds; otherwise
-  // search again with memory in the dominance test (DESIGN.md §4), with
+  // search again with memory in the dominance test (docs/Design.md §4), with
   // what is left of the limits.
   if (!limits.seeds) {
     SearchLimits shared = limits;

@@ -30,7 +30,7 @@ std::optional<std::pair<SearchOutcome, double>> nearestSeed(SearchSpace &space);
 
 /// Ratios chosen under memory, for when no plan fits at ratios ∝ speed: the
 /// seed plan nearest to fitting at speed ratios is built, and the ratio LP
-/// with its memory rows (DESIGN.md §5) moves work off the devices short of
+/// with its memory rows (docs/Design.md §5) moves work off the devices short of
 /// memory. The search prices memory a little differently from the built plan
 /// (docs/Synthesis.md "The plan"), so the seeds are checked at the LP's
 /// ratios, and a class they still overflow gets its LP capacity lowered by

@@ -541,7 +541,7 @@ llvm::Expected<SynthResult> weft::synthesize(mlir::ModuleOp graph,
   mlir::OwningOpRef<mlir::ModuleOp> bestPlan = std::move(best.plan);
   double bestCost = best.evaluated;
   double lastCost = bestCost;
-  // Alternation (DESIGN.md §4): LP for the found program, per-collective
+  // Alternation (docs/Design.md §4): LP for the found program, per-collective
   // choice, search again at the LP's ratios, while the cost strictly
   // improves.
   constexpr unsigned kMaxRounds = 4;

@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """Feeds a tool deterministic corruptions of a model (random byte changes,
 truncations) and fails if any run ends other than with exit code 0 or 1:
-bad input must give one message and exit 1, never a crash (DESIGN.md §10).
+bad input must give one message and exit 1, never a crash (docs/Design.md §10).
 
     corrupt_models.py MODEL COUNT SEED -- TOOL [ARGS...]   (MODEL's copy is
     passed as the first argument after TOOL)

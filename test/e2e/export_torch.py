@@ -7,7 +7,7 @@ end-to-end tests.
 
 Each model is wrapped so the exported graph ends in the scalar training loss
 (cross-entropy), as Weft expects. Training-mode exports keep dropout and
-batch-norm statistics and are written without constant folding (DESIGN.md
+batch-norm statistics and are written without constant folding (docs/Design.md
 §9); eval-mode exports use PyTorch's defaults.
 """
 import argparse

@@ -17,7 +17,7 @@ config.environment["FILECHECK_OPTS"] = "-enable-var-scope"
 llvm_config.use_default_substitutions()
 
 config.substitutions.append(("%weft_src", config.weft_src_root))
-config.substitutions.append(("%shared", os.path.join(config.weft_src_root, "..", "shared")))
+config.substitutions.append(("%data", os.path.join(config.weft_src_root, "data")))
 config.substitutions.append(
     ("%expect-exit", "%s %s" % (config.python_executable,
                                 os.path.join(config.weft_src_root, "test", "lit", "expect-exit.py"))))

@@ -47,7 +47,7 @@ struct ShardShapes {
   static ShardShapes of(mlir::Operation *op);
 };
 
-/// The work of one op (DESIGN.md §3.1).
+/// The work of one op (docs/Design.md §3.1).
 struct OpCost {
   OpClass opClass = OpClass::Free;
   /// Floating-point operations of the forward pass.

@@ -20,7 +20,7 @@ def Graph_Dialect : Dialect {
     (tokens, images, labels) and whose body declares parameters and buffers
     with `graph.parameter` / `graph.buffer` and computes a scalar loss from
     them. All types are ranked tensors with static shapes; the batch dimension
-    is resolved before import. The backward pass is implicit (DESIGN.md §3.4).
+    is resolved before import. The backward pass is implicit (docs/Design.md §3.4).
 
     Example:
 

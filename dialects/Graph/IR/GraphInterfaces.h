@@ -23,7 +23,7 @@ enum class Combiner { Sum, Max };
 llvm::StringRef stringifyCombiner(Combiner c);
 
 /// How one tensor of a sharding variant is laid out along one mesh axis
-/// (DESIGN.md §3.2): whole on every device, split along `dim`, or a partial
+/// (docs/Design.md §3.2): whole on every device, split along `dim`, or a partial
 /// value that must be combined.
 struct AxisLayout {
   enum class Kind { Identity, Gather, Reduce };
@@ -72,7 +72,7 @@ struct RecipeAllReduce {
 };
 
 /// One way to compute an op on distributed operands along ONE mesh axis
-/// (DESIGN.md §3.3). Every Gather layout of a variant is split with one
+/// (docs/Design.md §3.3). Every Gather layout of a variant is split with one
 /// ratio vector: a device holding the fraction r of the axis holds
 /// r · extent of each split dim (a multiple of its `align`). Collect
 /// variants in a `SmallVector<ShardingVariant, 8>`: the struct is larger

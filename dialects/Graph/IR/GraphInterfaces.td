@@ -33,7 +33,7 @@ def ShardingRuleOpInterface : OpInterface<"ShardingRuleOpInterface"> {
   let cppNamespace = "::weft::graph";
   let description = [{
     Enumerates the ways an op can be computed on distributed operands along
-    one mesh axis (DESIGN.md §3.3): each variant names its local recipe and
+    one mesh axis (docs/Design.md §3.3): each variant names its local recipe and
     gives the layout each operand must have (`Identity`, `Gather(dim)` or
     `Reduce(combiner)`), the layout of each result, whether the recipe needs
     the shard's global offset, which operands enter a partial result once

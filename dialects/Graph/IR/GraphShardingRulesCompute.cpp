@@ -1,7 +1,7 @@
 //===- GraphShardingRulesCompute.cpp - Sharding rules: compute ops --------===//
 //
 // ShardingRuleOpInterface for contractions, convolutions, pooling,
-// normalisation, softmax, reductions, losses and gating (DESIGN.md §3.3,
+// normalisation, softmax, reductions, losses and gating (docs/Design.md §3.3,
 // docs/ShardingRules.md). Splitting a dim an op reduces over gives a partial
 // result, or a recipe with all-reduces of statistics.
 //

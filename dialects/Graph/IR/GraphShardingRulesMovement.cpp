@@ -1,7 +1,7 @@
 //===- GraphShardingRulesMovement.cpp - Sharding rules: data movement -----===//
 //
 // ShardingRuleOpInterface for reshape, flatten, transpose, concat, split,
-// slice, gather and expand (DESIGN.md §3.3, docs/ShardingRules.md). These
+// slice, gather and expand (docs/Design.md §3.3, docs/ShardingRules.md). These
 // ops only move elements, so partial sums and maxima pass through them.
 //
 //===----------------------------------------------------------------------===//
@@ -64,7 +64,7 @@ static SmallVector<ReshapeGroup> reshapeGroups(ArrayRef<int64_t> in,
   return groups;
 }
 
-/// The reshape rule (DESIGN.md §3.3): Gather(d) maps to Gather(e) only for
+/// The reshape rule (docs/Design.md §3.3): Gather(d) maps to Gather(e) only for
 /// the major-most dims d, e of one group. A shard of s rows of d covers
 /// s · (minor input product) elements of the group, which must be whole rows
 /// of e: s · inMinor ≡ 0 mod outMinor. With g = gcd(inMinor, outMinor), d's
@@ -113,7 +113,7 @@ void ConcatOp::getShardingVariants(Variants &variants) {
   if (axis < 0)
     axis += out.size();
   addReplicated(variants, *this);
-  // A split of the concatenated dim has no local recipe (DESIGN.md §3.3):
+  // A split of the concatenated dim has no local recipe (docs/Design.md §3.3):
   // the inputs are gathered first.
   for (int64_t d = 0, e = out.size(); d < e; ++d) {
     if (d == axis || !splittable(out[d]))

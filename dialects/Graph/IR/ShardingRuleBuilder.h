@@ -22,14 +22,14 @@ using Variants = llvm::SmallVectorImpl<ShardingVariant>;
 llvm::ArrayRef<int64_t> shapeOf(mlir::Value v);
 
 /// Whether `v` is a tensor of floating-point elements (partial values must
-/// be, DESIGN.md §3.2).
+/// be, docs/Design.md §3.2).
 bool isFloat(mlir::Value v);
 
 /// Whether the op's operands and results are all floating point.
 bool allFloat(mlir::Operation *op);
 
 /// Splitting a dim smaller than two devices' worth is never useful
-/// (DESIGN.md §4, validity filters).
+/// (docs/Design.md §4, validity filters).
 inline bool splittable(int64_t extent) { return extent >= 2; }
 
 /// Appends a variant named `<op mnemonic>.<recipe>`.

@@ -2,7 +2,7 @@
 //
 // Rewrites the erf form of GELU that ONNX exports before opset 20 spell as
 // five elementwise ops, x · 0.5 · (1 + erf(x / √2)), into one `graph.gelu`
-// (DESIGN.md §3.1). The chain keeps three tensors of x's size for the
+// (docs/Design.md §3.1). The chain keeps three tensors of x's size for the
 // backward pass (the scaled input of erf, x and 1 + erf); `graph.gelu` keeps
 // x only, and the search has four positions fewer per occurrence.
 //

@@ -13,7 +13,7 @@ def UnpackProjections : Pass<"graph-unpack-projections", "::mlir::func::FuncOp">
     the parameter, or a Gemm), an optional add of the packed bias, and three
     slices (or one split) of the activation along its last dim. A slice of
     the activation cannot be split by heads, so head-parallel attention is
-    not expressible on it (DESIGN.md §3.1).
+    not expressible on it (docs/Design.md §3.1).
 
     This pass rewrites every slice (or split piece) of the last dim of such
     a value into the same computation over views of the operands: the
@@ -53,7 +53,7 @@ def FuseGelu : Pass<"graph-fuse-gelu", "::mlir::func::FuncOp"> {
     export `gelu(x)` as five elementwise ops: `x / √2`, `erf`, `+ 1`,
     `· x`, `· 0.5`. Each of them is an op the synthesizer must place and
     each keeps its own tensor for the backward pass: the chain keeps three
-    tensors of x's size where `graph.gelu` keeps x alone (DESIGN.md §3.1).
+    tensors of x's size where `graph.gelu` keeps x alone (docs/Design.md §3.1).
     On BERT-MoE's expert FFNs that is 32 GB per layer at HAP's batch.
 
     The pass matches, from every `graph.erf`: its input `x / c` with c = √2

@@ -2,7 +2,7 @@
 //
 // Rewrites slices of the last dim of a packed projection (matmul, then
 // elementwise bias ops) into one projection per slice over views of the
-// weight and bias (DESIGN.md §3.1), so head-parallel attention is
+// weight and bias (docs/Design.md §3.1), so head-parallel attention is
 // expressible on PyTorch exports.
 //
 //===----------------------------------------------------------------------===//

@@ -15,7 +15,7 @@ class Spmd_Attr<string name, string attrMnemonic, list<Trait> traits = []>
 def Spmd_DeviceClassAttr : Spmd_Attr<"DeviceClass", "device_class"> {
   let summary = "a set of interchangeable devices";
   let description = [{
-    Devices of one type in nodes of one shape and links (DESIGN.md §5): the
+    Devices of one type in nodes of one shape and links (docs/Design.md §5): the
     ratio LP has one variable per (segment, device class). `type` names the
     catalog entry; `peak_gflops` is the peak of the plan's dtype in GFLOP/s,
     `memory_mb` the device memory in MB (10^6 bytes), `nodes` the nodes of
@@ -92,14 +92,14 @@ def Spmd_SegmentAttr : Spmd_Attr<"Segment", "segment"> {
   let summary = "a class of tensor dims split with one ratio vector";
   let description = [{
     A segment ties together the (tensor, dim) pairs that must be split with
-    the same shares (DESIGN.md §3.2). `extent` is the global size of those
+    the same shares (docs/Design.md §3.2). `extent` is the global size of those
     dims. `ratios` has one entry per device class of the mesh: the fraction
     of the extent each device of that class holds, counted once per device,
     so Σ_c ratios[c] · |devices of c| = 1 (± 1e-9). A node's share is the
     sum of its devices'. `sizes`, once integerized, gives each device's
     integer shard size (zero allowed); they sum to `extent`. `align`, when
     above 1, is the multiple every integer size must respect (reshape
-    alignment, DESIGN.md §3.3).
+    alignment, docs/Design.md §3.3).
 
     Example:
 
@@ -120,7 +120,7 @@ def Spmd_DistAttr : Spmd_Attr<"Dist", "dist"> {
     One entry per mesh axis: `id` (whole along this axis), `gather(d, s)`
     (split along tensor dim `d` with the shares of segment `s`), `sum` (a
     partial sum to be added up along this axis) or `max` (a partial maximum;
-    only as the stability shift of a split softmax, DESIGN.md §3.4).
+    only as the stability shift of a split softmax, docs/Design.md §3.4).
 
     Constraints (checked where the value is defined): as many entries as
     mesh axes; `d` within the value's rank; `s` a segment of the module

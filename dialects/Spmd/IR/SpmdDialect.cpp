@@ -27,7 +27,7 @@ static std::string num(double v) {
   return llvm::formatv("{0}", llvm::format("%g", v)).str();
 }
 
-/// Checks one segment against the mesh (DESIGN.md §3.2, §5).
+/// Checks one segment against the mesh (docs/Design.md §3.2, §5).
 static LogicalResult verifySegment(Operation *op, MeshAttr mesh,
                                    SegmentAttr seg) {
   auto fail = [&]() {

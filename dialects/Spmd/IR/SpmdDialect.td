@@ -41,7 +41,7 @@ def Spmd_Dialect : Dialect {
     recipe in the `graph` dialect; data moves only through the collectives
     (`all_gather`, `reduce_scatter`, `all_reduce`, `all_to_all`) and
     `send`/`recv` between pipeline stages. `spmd.shard` (whole → split) is
-    free. The backward pass is implicit and derived from duals (DESIGN.md
+    free. The backward pass is implicit and derived from duals (docs/Design.md
     §3.4).
   }];
   let useFoldAPI = kEmitFoldAdaptorFolder;

@@ -21,7 +21,7 @@ def Spmd_ParameterOp : Spmd_Op<"parameter", [Pure]> {
   let description = [{
     Declares the parameter (or buffer) `name` of the model, stored with
     distribution `dist`. `strategy` says how it is stored and updated
-    (DESIGN.md §3.4):
+    (docs/Design.md §3.4):
 
     - `replicated`: whole copies (on the `id` axes); the gradient is
       all-reduced over those axes. With `gather` entries in `dist` the

@@ -25,7 +25,7 @@ def AssignRatios : Pass<"spmd-assign-ratios", "::mlir::ModuleOp"> {
     (one ratio per segment group split on the node axis and device class;
     every step priced as the evaluator prices it, constants kept, identical
     steps collapsed, memory rows per class) and writes the LP's ratios into
-    the segments (DESIGN.md §5, docs/Ratios.md). Segments whose ratios change
+    the segments (docs/Design.md §5, docs/Ratios.md). Segments whose ratios change
     lose their integer sizes (run spmd-integerize next). Idempotent: ratios
     the LP does not strictly improve are left as they are.
   }];
@@ -39,7 +39,7 @@ def SelectCollectives : Pass<"spmd-select-collectives", "::mlir::ModuleOp"> {
     `spmd.all_reduce` (`algorithm` ring | hierarchical), keeps the variant
     whose forward + dual time (max over devices, as the evaluator prices it)
     is smaller at the plan's current ratios. The choice is separable per
-    collective (DESIGN.md §4); ties keep the current variant.
+    collective (docs/Design.md §4); ties keep the current variant.
   }];
   let options = ClusterOptions;
 }
@@ -65,7 +65,7 @@ def Synthesize : Pass<"spmd-synthesize", "::mlir::ModuleOp"> {
   let description = [{
     Replaces a `graph` program (`func.func @main` of graph ops, as the
     importer writes it) with the `spmd` plan `weft::synthesize` finds for it
-    on `cluster` (DESIGN.md §4, docs/Synthesis.md): A* over the distributed
+    on `cluster` (docs/Design.md §4, docs/Synthesis.md): A* over the distributed
     instruction set at fixed ratios, alternated with the ratio LP and the
     per-collective variant choice while the cost strictly improves, then
     integer shard sizes (Z3). The module keeps no graph-level ops outside

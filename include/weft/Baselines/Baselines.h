@@ -1,7 +1,7 @@
 //===- Baselines.h - Hand-written plans to compare against --------*- C++
 //-*-===//
 //
-// The baselines of DESIGN.md §2 as `spmd` programs, built from a graph
+// The baselines of docs/Design.md §2 as `spmd` programs, built from a graph
 // program and a cluster and scored by the same evaluator as synthesized
 // plans (docs/Evaluator.md, "Baselines"):
 //

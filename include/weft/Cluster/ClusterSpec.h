@@ -71,7 +71,7 @@ struct Device {
 /// Interchangeable devices: same device type, same devices per node, same
 /// intra-node link and same NIC. (The leaf switch is not part of the key, so
 /// the number of classes stays small on large clusters.) The ratio LP has one
-/// variable per (segment, class) (DESIGN.md §5).
+/// variable per (segment, class) (docs/Design.md §5).
 struct DeviceClass {
   unsigned id = 0;
   std::string deviceType;

@@ -20,7 +20,7 @@
 namespace weft {
 
 /// The compute dtype of a training job. BF16 and FP16 mean mixed precision:
-/// compute and activations in 16 bits, fp32 master weights (DESIGN.md §1).
+/// compute and activations in 16 bits, fp32 master weights (docs/Design.md §1).
 enum class DType { FP32, BF16, FP16 };
 
 constexpr unsigned kNumDTypes = 3;

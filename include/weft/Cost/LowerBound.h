@@ -2,7 +2,7 @@
 //-*-===//
 //
 // No plan can train faster than the cluster's peak: one step takes at least
-// training FLOPs / Σ device peak FLOP/s in the chosen dtype (BENCHMARKS.md).
+// training FLOPs / Σ device peak FLOP/s in the chosen dtype (docs/Setups.md).
 // Every report states its plan's ratio to this bound.
 //
 //===----------------------------------------------------------------------===//

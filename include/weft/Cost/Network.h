@@ -7,7 +7,7 @@
 // its capacity, taking the most loaded resource. Resources: each device's
 // intra-node link (out and in), each node's NIC (out and in) and, with a
 // leaf/spine topology, each leaf's uplink (out and in). The NIC term is the
-// per-NIC load of DESIGN.md §5.
+// per-NIC load of docs/Design.md §5.
 //
 //===----------------------------------------------------------------------===//
 

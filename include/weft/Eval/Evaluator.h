@@ -1,7 +1,7 @@
 //===- Evaluator.h - The one place a plan is scored ---------------*- C++
 //-*-===//
 //
-// Prices an `spmd` program on a cluster (DESIGN.md §4, §6; docs/Evaluator.md):
+// Prices an `spmd` program on a cluster (docs/Design.md §4, §6; docs/Evaluator.md):
 // per device, the forward and backward compute of every `spmd.local` at the
 // device's shard shapes, the communication of every collective and of its
 // dual (weft/Spmd/Duals.h), each parameter strategy's gradient
@@ -37,7 +37,7 @@ struct EvalOptions {
   /// Measured kernel and collective times preferred to the model.
   const ProfileDB *profile = nullptr;
   /// Overlap gradient synchronisation with the backward compute of earlier
-  /// steps (DESIGN.md §4: applied when re-evaluating a final program).
+  /// steps (docs/Design.md §4: applied when re-evaluating a final program).
   bool overlapGradientSync = false;
   /// ZeRO-3: keep the gathered parameters from the forward pass for the
   /// backward pass (memory) instead of gathering them again (time).

@@ -3,7 +3,7 @@
 //
 // Runs `func.func @main` of a graph program on the CPU: the forward pass in
 // program order, keeping every value, then reverse mode from d(loss) = 1,
-// giving the gradient of every graph.parameter (DESIGN.md §9).
+// giving the gradient of every graph.parameter (docs/Design.md §9).
 //
 //===----------------------------------------------------------------------===//
 

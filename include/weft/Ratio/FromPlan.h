@@ -1,7 +1,7 @@
 //===- FromPlan.h - The ratio problem of an spmd plan, and back ---*- C++
 //-*-===//
 //
-// Builds the IR-free RatioProblem (DESIGN.md §5) of an `spmd` plan at its
+// Builds the IR-free RatioProblem (docs/Design.md §5) of an `spmd` plan at its
 // current collective variants, pricing every step exactly as the evaluator
 // composes it (weft/Eval/Evaluator.h, docs/Evaluator.md), and writes chosen
 // ratios and integer sizes back into the plan. docs/Ratios.md.

@@ -4,7 +4,7 @@
 // Costs that are not convex piecewise-linear in the ratios (an all_to_all
 // between two segments is bilinear) enter the LP as their first-order
 // expansion around the current ratios; the LP is then solved inside a
-// TrustRegion around the same ratios (DESIGN.md §5).
+// TrustRegion around the same ratios (docs/Design.md §5).
 //
 //===----------------------------------------------------------------------===//
 

@@ -1,7 +1,7 @@
 //===- Objective.h - The step-cost objective at given ratios -----*- C++
 //-*-===//
 //
-// The true objective of DESIGN.md §4–5 evaluated in double precision: the
+// The true objective of docs/Design.md §4–5 evaluated in double precision: the
 // reference the LP, Integerize and the tests are measured against.
 //
 //===----------------------------------------------------------------------===//

@@ -1,7 +1,7 @@
 //===- RatioProblem.h - The sharding-ratio problem, IR-free ------*- C++
 //-*-===//
 //
-// The input of the ratio LP (DESIGN.md §5) written without any IR: device
+// The input of the ratio LP (docs/Design.md §5) written without any IR: device
 // classes, nodes (for NIC rows), segments and steps whose costs are linear or
 // convex piecewise-linear in the ratios B_{s,c} (the share of segment s that
 // ONE device of class c holds). docs/Ratios.md writes the LP out.

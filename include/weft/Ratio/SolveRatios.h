@@ -4,7 +4,7 @@
 // Chooses one ratio per (segment, device class) minimising
 // Σ_k mult_k·(C_k + M_k) subject to compute_{k,c}(B) ≤ C_k,
 // comm_{k,c}(B) ≤ M_k, Σ_c count_c·B_{s,c} = 1 and memory_c(B) ≤ capacity_c
-// (DESIGN.md §5; docs/Ratios.md writes the LP out). Constants stay in the
+// (docs/Design.md §5; docs/Ratios.md writes the LP out). Constants stay in the
 // rows.
 //
 //===----------------------------------------------------------------------===//

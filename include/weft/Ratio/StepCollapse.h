@@ -3,7 +3,7 @@
 //
 // Steps whose costs have the same coefficient pattern contribute the same
 // term to the objective at any ratios, so the LP needs one pair (C_k, M_k)
-// for all of them with the summed multiplicity (DESIGN.md §5).
+// for all of them with the summed multiplicity (docs/Design.md §5).
 //
 //===----------------------------------------------------------------------===//
 

@@ -1,7 +1,7 @@
 //===- Duals.h - The backward of every spmd collective and strategy -*- C++
 //-*-===//
 //
-// The dual table of DESIGN.md §3.4 (partial-sum convention) as data: for
+// The dual table of docs/Design.md §3.4 (partial-sum convention) as data: for
 // each relayout op the collective its backward runs, and for each parameter
 // storage/update strategy the gradient synchronisation, re-gathers and which
 // memory terms are sharded. The evaluator, the reference interpreter and the

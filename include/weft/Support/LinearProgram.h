@@ -2,7 +2,7 @@
 //-*-===//
 //
 // Every LP in Weft (the scheduler's Gavel policies, the ratio LP of
-// DESIGN.md §5) is built through this class, so the rest of the code is
+// docs/Design.md §5) is built through this class, so the rest of the code is
 // solver-agnostic and GLPK's quirks (1-based arrays, repeated columns in a
 // row, presolve failures) are handled once.
 //

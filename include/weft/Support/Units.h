@@ -1,7 +1,7 @@
 //===- Units.h - Printing quantities with their units ------------*- C++
 //-*-===//
 //
-// Every number a tool prints has a unit (STYLE.md). These format a value with
+// Every number a tool prints has a unit (docs/Design.md, conventions). These format a value with
 // a decimal SI prefix and three significant digits.
 //
 //===----------------------------------------------------------------------===//

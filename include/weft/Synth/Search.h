@@ -1,7 +1,7 @@
 //===- Search.h - A* and the block-memoised DP over a SearchSpace -*- C++
 //-*-===//
 //
-// DESIGN.md §4: A* over a SearchSpace at fixed ratios (g = Σ step costs, h =
+// docs/Design.md §4: A* over a SearchSpace at fixed ratios (g = Σ step costs, h =
 // max over devices of the remaining cheapest compute, memory-capacity
 // pruning, dominance on (position, held distributions) with no more cost and
 // no more memory, greedy incumbent, deterministic ties, expansion and time

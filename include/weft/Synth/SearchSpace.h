@@ -1,7 +1,7 @@
 //===- SearchSpace.h - The distributed instruction set at fixed ratios -*- C++
 //-*-===//
 //
-// The program space the synthesizer searches (DESIGN.md §4, docs/Synthesis.md)
+// The program space the synthesizer searches (docs/Design.md §4, docs/Synthesis.md)
 // made explicit and IR-free after construction: a fixed topological order of
 // the graph program's non-leaf ops; per op its options (one sharding-rule
 // variant per mesh axis, combined, with the distribution each operand needs

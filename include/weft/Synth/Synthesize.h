@@ -1,7 +1,7 @@
 //===- Synthesize.h - A plan for a graph program on a cluster -----*- C++
 //-*-===//
 //
-// The synthesizer's entry point (DESIGN.md §4, docs/Synthesis.md): builds
+// The synthesizer's entry point (docs/Design.md §4, docs/Synthesis.md): builds
 // the search space at ratios proportional to device speed, searches it (A*,
 // repeated blocks memoised), builds the plan with the program builder
 // (include/weft/Spmd/ProgramBuilder.h) and scores it with the evaluator.

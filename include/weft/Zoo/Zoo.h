@@ -1,7 +1,7 @@
 //===- Zoo.h - The model zoo: options and writers ---------------*- C++ -*-===//
 //
 // The zoo writes weightless ONNX training models (forward pass ending in a
-// scalar cross-entropy loss) for the benchmark models of BENCHMARKS.md. This
+// scalar cross-entropy loss) for the benchmark models of docs/Setups.md. This
 // header is ONNX-free; ZooModel.h exposes the ONNX ModelProto itself.
 //
 //===----------------------------------------------------------------------===//
@@ -54,7 +54,7 @@ struct ZooOptions {
   uint64_t seed = 0;
 };
 
-/// The defaults of a family (BENCHMARKS.md sizes).
+/// The defaults of a family (docs/Setups.md sizes).
 ZooOptions defaultZooOptions(ZooModelKind kind);
 
 /// Checks sizes: positive, hidden divisible by heads, image divisible by the

@@ -21,7 +21,7 @@ TEST(Catalog, LookupIsCaseInsensitive) {
 }
 
 TEST(Catalog, SpecSheetFigures) {
-  // BENCHMARKS.md's table.
+  // docs/Setups.md's table.
   const DeviceType *v100 = lookupDeviceType("V100");
   EXPECT_DOUBLE_EQ(v100->peakFlops(DType::FP32), 15.7e12);
   EXPECT_DOUBLE_EQ(v100->peakFlops(DType::FP16), 125e12);

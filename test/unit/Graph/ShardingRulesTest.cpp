@@ -1,6 +1,6 @@
 //===- ShardingRulesTest.cpp - ShardingRuleOpInterface per op family ------===//
 //
-// Each test lists an op's variants as derived by hand from DESIGN.md §3.3
+// Each test lists an op's variants as derived by hand from docs/Design.md §3.3
 // (the derivation of the less obvious ones is in the comments) and compares
 // them, in the interface's order, with what the op enumerates. Variants print
 // as `name: (operand layouts) -> (result layouts)` with `id`, `gather(d)`,

@@ -68,11 +68,11 @@ TEST(GavelTrace, UnknownJobTypeListsKnownOnes) {
 }
 
 TEST(GavelTrace, ReadsSharedTraces) {
-  auto oracle = TableOracle::load(WEFT_SHARED_DIR
-                                  "/data/gavel/simulation_throughputs.json");
+  auto oracle = TableOracle::load(WEFT_DATA_DIR
+                                  "/gavel/simulation_throughputs.json");
   ASSERT_TRUE(bool(oracle));
   const char *msrPath =
-      WEFT_SHARED_DIR "/data/gavel/traces/msr_seed0_0e4a51.trace";
+      WEFT_DATA_DIR "/gavel/traces/msr_seed0_0e4a51.trace";
   // The msr trace asks for 4 GPUs for Recommendation, measured on 1 only.
   auto strict = loadTrace(msrPath, **oracle);
   ASSERT_FALSE(bool(strict));
@@ -83,8 +83,8 @@ TEST(GavelTrace, ReadsSharedTraces) {
   ASSERT_TRUE(bool(msr)) << message(msr.takeError());
   EXPECT_EQ(msr->jobs.size(), 1181u);
   auto physical =
-      loadTrace(WEFT_SHARED_DIR
-                "/data/gavel/traces/physical_cluster_artifact_evaluation.trace",
+      loadTrace(WEFT_DATA_DIR
+                "/gavel/traces/physical_cluster_artifact_evaluation.trace",
                 **oracle);
   ASSERT_TRUE(bool(physical)) << message(physical.takeError());
   EXPECT_EQ(physical->jobs.size(), 15u);
@@ -154,8 +154,8 @@ TEST(Generator, ParsesSpec) {
 }
 
 TEST(Generator, FollowsGavelsDistributions) {
-  auto oracle = TableOracle::load(WEFT_SHARED_DIR
-                                  "/data/gavel/simulation_throughputs.json");
+  auto oracle = TableOracle::load(WEFT_DATA_DIR
+                                  "/gavel/simulation_throughputs.json");
   ASSERT_TRUE(bool(oracle));
   GeneratorParams params;
   params.ratePerHour = 4;
