@@ -1,6 +1,6 @@
 //===- CollectivePricer.cpp - Collective times for the evaluator ----------===//
 
-#include "CollectivePricer.h"
+#include "weft/Eval/CollectivePricer.h"
 #include <algorithm>
 #include <cstring>
 

@@ -1,157 +1,114 @@
 //===- Evaluator.cpp - The one place a plan is scored ---------------------===//
 //
-// Walks the program's function in order: collectives and their duals,
-// compute of every spmd.local at shard shapes. docs/Evaluator.md.
+// The evaluator's Domain of eval::PlanWalk: collectives and their duals in
+// seconds, compute of every spmd.local at shard shapes, memory per device.
+// docs/Evaluator.md.
 //
 //===----------------------------------------------------------------------===//
 
-#include "Graph/IR/GraphInterfaces.h"
 #include "Graph/IR/GraphOps.h"
 #include "PlanEvaluator.h"
+#include "ShardInference.h"
 #include "weft/Analysis/GraphCostModel.h"
-#include "weft/Spmd/RecipeStats.h"
-#include "weft/Support/Error.h"
 #include <map>
+#include <numeric>
 
 using namespace weft;
 using namespace weft::eval;
 using namespace weft::spmd;
+using mlir::Operation;
+using mlir::RankedTensorType;
+using mlir::Value;
 
-void PlanEvaluator::priceAlong(Collective kind, AxisMask axes,
-                               llvm::function_ref<double(unsigned)> bytesOf,
-                               CollectiveVariant variant,
-                               std::vector<double> &into) {
-  if (layout.sizeOf(axes) <= 1 || !communicates(kind))
-    return;
-  std::vector<bool> done(n);
-  for (unsigned d : reps) {
-    if (done[d])
-      continue;
-    llvm::ArrayRef<unsigned> group = layout.groupOf(d, axes);
-    llvm::ArrayRef<unsigned> cluster = layout.clusterGroupOf(d, axes);
-    llvm::SmallVector<double> bytes;
-    for (unsigned y : group)
-      bytes.push_back(bytesOf(layout.representativeOf(y)));
-    double t = pricer.seconds(kind, cluster, bytes, variant);
-    for (unsigned y : group) {
-      if (layout.representativeOf(y) == y)
-        into[y] += t;
-      done[y] = true;
-    }
-  }
+double PlanEvaluator::elementsOf(RankedTensorType type, DistAttr dist,
+                                 unsigned d) const {
+  Shape s = layout.shardShape(type, dist, d);
+  return double(std::accumulate(s.begin(), s.end(), int64_t(1),
+                                std::multiplies<int64_t>()));
 }
 
-llvm::Error PlanEvaluator::visitRelayout(Operation *op) {
-  std::optional<CollectiveDual> dual = dualOf(op);
-  if (!dual)
-    return badInput("the evaluator does not know '{0}'",
-                    op->getName().getStringRef().str());
-  if (llvm::isa<SendOp, RecvOp>(op))
-    return llvm::Error::success(); // Stages come with Cells (not priced).
-  Value in = op->getOperand(0), res = op->getResult(0);
-  DistAttr inDist = distOf(in), outDist = distOf(res);
-  unsigned axis = op->getAttrOfType<mlir::IntegerAttr>("axis").getInt();
-  AxisMask mask = 1u << axis;
-  bool grad = needsGradient.contains(in);
-  if (grad)
-    needsGradient.insert(res);
-  // A parameter's pending sync moves with it to its relayouts.
-  if (auto it = pendingSync.find(in); it != pendingSync.end()) {
-    std::vector<double> sync = std::move(it->second);
-    pendingSync.erase(it);
-    pendingSync[res] = std::move(sync);
-    if (onceSyncValues.contains(in))
-      onceSyncValues.insert(res);
+double PlanEvaluator::recipeBytes(LocalOp op, const RecipeStat &stat,
+                                  unsigned d, double elementBytes) const {
+  Shape shard;
+  if (stat.operand >= 0) {
+    Value in = op.getInputs()[stat.operand];
+    shard = layout.shardShape(in.getType().cast<RankedTensorType>(),
+                              distOrReplicated(in, layout.numAxes()), d);
   }
-  bool zero3 = zero3Values.contains(in);
-  if (zero3)
-    zero3Values.insert(res);
+  return statElements(stat, shard) * elementBytes;
+}
 
-  CollectiveVariant variant;
-  if (auto mode = op->getAttrOfType<mlir::StringAttr>("mode"))
-    variant.uneven = mode.getValue() == "grouped" ? UnevenVariant::Grouped
-                                                  : UnevenVariant::Padded;
-  if (auto algo = op->getAttrOfType<mlir::StringAttr>("algorithm"))
-    variant.algo = algo.getValue() == "hierarchical"
-                       ? AllReduceAlgo::Hierarchical
-                       : AllReduceAlgo::Ring;
-  auto inBytes = [&](unsigned d) { return shardBytes(in, inDist, d); };
-  auto outBytes = [&](unsigned d) { return shardBytes(res, outDist, d); };
-  // What each member contributes: its input shard, except a reduce-scatter
-  // (the shard it ends with).
-  bool byResult = dual->forward == Collective::ReduceScatter;
-  auto fwdBytes = [&](unsigned d) {
-    return byResult ? outBytes(d) : inBytes(d);
-  };
-  std::vector<double> fwdTime(n);
-  priceAlong(dual->forward, mask, fwdBytes, variant, fwdTime);
+PlanEvaluator::Times &PlanEvaluator::slot(Slot s) {
+  switch (s) {
+  case Slot::Forward:
+  case Slot::RecipeForward:
+    return forwardSlot;
+  case Slot::Dual:
+  case Slot::RecipeDual:
+    return dualSlot;
+  case Slot::AfterUpdate:
+    return afterUpdate;
+  }
+  llvm_unreachable("unknown slot");
+}
+
+void PlanEvaluator::relayoutPriced(Operation *op, unsigned axis,
+                                   llvm::ArrayRef<double> fwdBytes) {
   CollectiveEstimate record;
   record.op = op->getName().getStringRef().str();
   if (auto name = op->getLoc().dyn_cast<mlir::NameLoc>())
     record.location = name.getName().str();
   record.axis = axis;
   for (unsigned d : reps) {
-    step.comm[d] += fwdTime[d];
-    record.bytes = std::max(record.bytes, fwdBytes(d));
+    step.comm[d] += forwardSlot[d];
+    record.bytes = std::max(record.bytes, fwdBytes[d]);
   }
-  record.forwardSeconds = maxOf(fwdTime);
-  if (grad && communicates(dual->backward)) {
-    // The dual moves the gradient of the result: the same shards, in
-    // reverse (an all_to_all back sends what the result holds).
-    std::vector<double> dualTime(n);
-    auto bwdBytes = [&](unsigned d) {
-      return dual->reversesLayout ? outBytes(d) : fwdBytes(d);
-    };
-    priceAlong(dual->backward, mask, bwdBytes, variant, dualTime);
-    // ZeRO-3: the gathered parameter is gathered again for the backward
-    // pass unless the forward's copy is kept.
-    if (zero3 && dual->forward == Collective::AllGather &&
-        !options.keepGatheredParameters)
-      priceAlong(Collective::AllGather, mask, fwdBytes, variant, dualTime);
-    for (unsigned d : reps) {
-      step.comm[d] += dualTime[d];
-      step.dual[d] += dualTime[d];
-    }
-    record.dualSeconds = maxOf(dualTime);
-  }
-  out.collectives.push_back(std::move(record));
+  record.forwardSeconds = maxOf(forwardSlot);
   for (unsigned d : reps) {
-    double b = outBytes(d);
-    if (zero3 && options.keepGatheredParameters &&
-        dual->forward == Collective::AllGather)
-      kept[d] += b;
-    else
-      transient[d] = std::max(transient[d], b);
+    step.comm[d] += dualSlot[d];
+    step.dual[d] += dualSlot[d];
   }
-  return llvm::Error::success();
+  record.dualSeconds = maxOf(dualSlot);
+  out.collectives.push_back(std::move(record));
+  forwardSlot.assign(n, 0);
+  dualSlot.assign(n, 0);
 }
 
-/// The shard shape of an intermediate result inside a local recipe: each
-/// dim takes the shard extent of an operand dim of the same global extent at
-/// the same position counted from the right (exact for elementwise and
-/// broadcasting ops; the global extent otherwise).
-static Shape inferShard(Value result,
-                        const llvm::DenseMap<Value, Shape> &shapes) {
-  auto type = result.getType().cast<RankedTensorType>();
-  Shape dims(type.getShape());
-  int64_t rank = type.getRank();
-  for (int64_t i = 0; i < rank; ++i)
-    for (Value operand : result.getDefiningOp()->getOperands()) {
-      auto it = shapes.find(operand);
-      auto otype = operand.getType().dyn_cast<RankedTensorType>();
-      if (it == shapes.end() || !otype)
-        continue;
-      int64_t j = otype.getRank() - rank + i;
-      if (j >= 0 && otype.getDimSize(j) == dims[i]) {
-        dims[i] = it->second[j];
-        break;
-      }
-    }
-  return dims;
+void PlanEvaluator::recipePriced() {
+  for (unsigned d : reps) {
+    step.comm[d] += forwardSlot[d] + dualSlot[d];
+    step.dual[d] += dualSlot[d];
+  }
+  forwardSlot.assign(n, 0);
+  dualSlot.assign(n, 0);
 }
 
-void PlanEvaluator::priceCompute(Operation *op, mlir::Region *region,
-                                 bool backward) {
+void PlanEvaluator::holdParameter(unsigned d, double elements,
+                                  const StrategyCost &cost) {
+  MemoryCounts c = cost.counts(elements);
+  counts[d].storedParameters += c.storedParameters;
+  counts[d].gradientParameters += c.gradientParameters;
+  counts[d].optimizerParameters += c.optimizerParameters;
+  optimizerElements[d] += c.optimizerParameters;
+}
+
+void PlanEvaluator::chargeSync(const Times &sync, bool once) {
+  for (unsigned d : reps) {
+    step.comm[d] += sync[d];
+    step.sync[d] += sync[d];
+    if (once)
+      step.onceSync[d] += sync[d];
+  }
+}
+
+void PlanEvaluator::closeRun() {
+  for (unsigned d : reps)
+    transient[d] = std::max(transient[d], runBytes[d]);
+  runBytes.assign(n, 0);
+}
+
+bool PlanEvaluator::compute(Operation *op, mlir::Region *region,
+                            bool backward, bool recomputing) {
   // What one device's compute costs. Devices of one class whose operands
   // and results have the same shard shapes cost the same: the key is read
   // from the layout's per-device extents (MeshLayout::shardExtents), and
@@ -160,6 +117,7 @@ void PlanEvaluator::priceCompute(Operation *op, mlir::Region *region,
     double forward = 0, backward = 0, kept = 0, produced = 0;
     unsigned timed = 0, measured = 0;
   };
+  unsigned timedBefore = out.timedOps;
   auto addPriced = [&](const Priced &p, unsigned d) {
     step.forward[d] += p.forward;
     out.timedOps += p.timed * layout.orbitSize(d);
@@ -170,6 +128,7 @@ void PlanEvaluator::priceCompute(Operation *op, mlir::Region *region,
     }
     transient[d] = std::max(transient[d], p.produced);
   };
+  auto distOf = [&](Value v) { return distOrReplicated(v, layout.numAxes()); };
   struct Dim {
     const int64_t *perDevice;
     int64_t full;
@@ -180,8 +139,7 @@ void PlanEvaluator::priceCompute(Operation *op, mlir::Region *region,
       auto type = v.getType().cast<RankedTensorType>();
       spmd::DistAttr dist = distOf(v);
       for (unsigned i = 0; i < type.getRank(); ++i)
-        dims.push_back({dist ? layout.shardExtents(dist, i) : nullptr,
-                        type.getDimSize(i)});
+        dims.push_back({layout.shardExtents(dist, i), type.getDimSize(i)});
     };
     llvm::for_each(op->getOperands(), dimsOf);
     llvm::for_each(op->getResults(), dimsOf);
@@ -228,12 +186,13 @@ void PlanEvaluator::priceCompute(Operation *op, mlir::Region *region,
       }
       for (Value r : cop->getResults()) {
         if (!shapes.count(r))
-          shapes[r] = inferShard(r, shapes);
+          shapes[r] = inferShard(r, shapes, [](int64_t e) { return e; });
         graph::TensorShape t = graph::TensorShape::of(r.getType());
         t.dims = shapes[r];
         s.results.push_back(t);
-        p.produced += double(t.numElements()) *
-                      elementBytes(r.getType().cast<RankedTensorType>());
+        p.produced +=
+            double(t.numElements()) *
+            elementBytes(r.getType().cast<RankedTensorType>(), options.dtype);
       }
       OpCostTerms terms = costTermsOf(cop, s, options.dtype);
       if (terms.forward.flops == 0 && terms.forward.bytes == 0)
@@ -258,110 +217,13 @@ void PlanEvaluator::priceCompute(Operation *op, mlir::Region *region,
       priceOne(cop);
     addPriced(p, d);
   }
-}
-
-void PlanEvaluator::visitLocal(LocalOp op) {
-  bool grad = false;
-  for (Value in : op.getInputs()) {
-    consume(in);
-    grad |= needsGradient.contains(in);
-  }
-  if (grad)
-    for (Value r : op.getResults())
-      if (r.getType()
-              .cast<RankedTensorType>()
-              .getElementType()
-              .isa<mlir::FloatType>())
-        needsGradient.insert(r);
-  recomputing = runs.price(
-      op, grad, [&] { closeRun(); },
-      [&](Value in) {
-        for (unsigned d : reps)
-          kept[d] += shardBytes(in, distOf(in), d);
-      });
-  priceCompute(op, &op.getBody(), grad);
-  priceRecipeStats(op, grad);
-  recomputing = false;
-  closeStep(("local " + op.getVariant()).str());
-}
-
-void PlanEvaluator::priceRecipeStats(LocalOp op, bool grad) {
-  Operation *inner = recipeOp(op);
-  if (!inner)
-    return;
-  for (const RecipeStat &stat :
-       recipeStats(inner, op.getVariant(), layout.sizes())) {
-    auto bytesOf = [&](unsigned d) {
-      Shape shard;
-      if (stat.operand >= 0) {
-        Value in = op.getInputs()[stat.operand];
-        shard = layout.shardShape(in.getType().cast<RankedTensorType>(),
-                                  distOf(in), d);
-      }
-      return statElements(stat, shard) *
-             elementBytes(
-                 inner->getOperand(0).getType().cast<RankedTensorType>());
-    };
-    std::vector<double> fwd(n), dual(n);
-    priceAlong(Collective::AllReduce, 1u << stat.axis, bytesOf, {}, fwd);
-    if (grad && stat.hasDual)
-      priceAlong(Collective::AllReduce, 1u << stat.axis, bytesOf, {}, dual);
-    // A recomputed forward all-reduces again (charged with the backward).
-    if (recomputing)
-      priceAlong(Collective::AllReduce, 1u << stat.axis, bytesOf, {}, dual);
-    for (unsigned d : reps) {
-      step.comm[d] += fwd[d] + dual[d];
-      step.dual[d] += dual[d];
-    }
-  }
-}
-
-void PlanEvaluator::visitTopLevelGraphOp(Operation *op) {
-  // Outside a local region a graph op runs whole on every device.
-  bool grad = false;
-  for (Value in : op->getOperands()) {
-    consume(in);
-    grad |= needsGradient.contains(in);
-  }
-  if (grad)
-    for (Value r : op->getResults())
-      needsGradient.insert(r);
-  unsigned timed = out.timedOps;
-  priceCompute(op, nullptr, grad);
-  if (out.timedOps != timed)
-    closeStep(("replicated " + op->getName().getStringRef()).str());
+  return out.timedOps != timedBefore;
 }
 
 llvm::Error PlanEvaluator::run(mlir::func::FuncOp func) {
-  for (Operation &op : func.getBody().front()) {
-    if (auto p = llvm::dyn_cast<ParameterOp>(op)) {
-      visitParameter(p);
-      continue;
-    }
-    if (auto local = llvm::dyn_cast<LocalOp>(op)) {
-      visitLocal(local);
-      continue;
-    }
-    if (llvm::isa<mlir::func::ReturnOp>(op))
-      continue;
-    if (op.getDialect() &&
-        op.getDialect()->getNamespace() == SpmdDialect::getDialectNamespace()) {
-      if (auto err = visitRelayout(&op))
-        return err;
-      continue;
-    }
-    if (llvm::isa<graph::CostOpInterface>(op)) {
-      visitTopLevelGraphOp(&op);
-      continue;
-    }
-    return badInput("the evaluator does not know '{0}'",
-                    op.getName().getStringRef().str());
-  }
-  closeRun();
-  // Syncs of parameters never used still run.
-  for (auto &[v, sync] : pendingSync)
-    chargeSync(sync, onceSyncValues.contains(v));
-  pendingSync.clear();
+  PlanWalk<PlanEvaluator> walk(*this, layout, options);
+  if (auto err = walk.run(func))
+    return err;
   if (!step.empty())
     closeStep("collectives");
   return llvm::Error::success();

@@ -34,19 +34,13 @@ void PlanEvaluator::closeStep(llvm::StringRef label) {
 
 PlanEstimate PlanEvaluator::finish() {
   // Optimizer: an elementwise pass over the state each device updates.
-  double p = parameterBytesPerElement(options.dtype);
-  double g = gradientBytesPerElement(options.dtype);
-  double o = optimizerBytesPerElement(options.optimizer, options.dtype);
-  double flopsPerElement = options.optimizer == Optimizer::Adam       ? 12
-                           : options.optimizer == Optimizer::Momentum ? 4
-                                                                      : 2;
   std::vector<double> update(n);
-  for (unsigned d : reps) {
-    OpWork work{OpClass::Elementwise, flopsPerElement * optimizerElements[d],
-                optimizerElements[d] * (2 * p + g + 2 * o)};
-    update[d] =
-        opTime(layout.typeOf(d), options.dtype, work, options.profile).seconds;
-  }
+  for (unsigned d : reps)
+    update[d] = opTime(layout.typeOf(d), options.dtype,
+                       optimizerUpdateWork(optimizerElements[d],
+                                           options.optimizer, options.dtype),
+                       options.profile)
+                    .seconds;
   double updateSeconds = maxOf(update), gatherSeconds = maxOf(afterUpdate);
   out.optimizerSeconds = updateSeconds + gatherSeconds;
 

@@ -1,6 +1,6 @@
 //===- CostKey.cpp - Canonical byte keys of cost expressions --------------===//
 
-#include "CostKey.h"
+#include "weft/Ratio/CostKey.h"
 #include "llvm/ADT/ArrayRef.h"
 #include <algorithm>
 #include <cstring>

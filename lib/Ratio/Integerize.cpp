@@ -11,7 +11,7 @@
 
 #include "weft/Ratio/Integerize.h"
 #include "Components.h"
-#include "CostKey.h"
+#include "weft/Ratio/CostKey.h"
 #include "LocalSearch.h"
 #include "Z3Numbers.h"
 #include "weft/Ratio/Objective.h"

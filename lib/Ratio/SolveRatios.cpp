@@ -8,7 +8,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "weft/Ratio/SolveRatios.h"
-#include "CostKey.h"
+#include "weft/Ratio/CostKey.h"
 #include "weft/Ratio/Objective.h"
 #include "weft/Ratio/StepCollapse.h"
 #include "weft/Support/Error.h"

@@ -1,7 +1,7 @@
 //===- StepCollapse.cpp - Merge steps with the same cost pattern ----------===//
 
 #include "weft/Ratio/StepCollapse.h"
-#include "CostKey.h"
+#include "weft/Ratio/CostKey.h"
 #include "llvm/ADT/StringMap.h"
 
 using namespace weft;

@@ -9,12 +9,13 @@
 //===----------------------------------------------------------------------===//
 
 #include "weft/Synth/SearchSpace.h"
-#include "CollectivePricer.h"
+#include "weft/Eval/CollectivePricer.h"
 #include "Graph/IR/GraphInterfaces.h"
 #include "Graph/IR/GraphOps.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "weft/Analysis/GraphCostModel.h"
 #include "weft/Eval/MeshLayout.h"
+#include "weft/Eval/StrategyCost.h"
 #include "weft/Spmd/RecipeStats.h"
 #include "weft/Spmd/Relayout.h"
 #include "weft/Support/Error.h"
@@ -893,17 +894,9 @@ llvm::ArrayRef<StorageOption> SearchSpace::storageOptions(unsigned value,
   }
   auto type = impl->types[v.typeId];
   const EvalOptions &eval = impl->eval;
-  double gb = gradientBytesPerElement(eval.dtype);
-  double pb = parameterBytesPerElement(eval.dtype);
-  double pE = pb, gE = gb;
-  double oE = optimizerBytesPerElement(eval.optimizer, eval.dtype);
-  double flopsPerElement = eval.optimizer == Optimizer::Adam       ? 12
-                           : eval.optimizer == Optimizer::Momentum ? 4
-                                                                   : 2;
   for (auto &candidate : candidates) {
     spmd::ParamStrategy strategy = candidate.first;
     const spmd::DistAttr &stored = candidate.second;
-    const spmd::StrategyDual &dual = spmd::dualOf(strategy);
     StorageOption o;
     o.strategy = strategy;
     o.stored = intern(stored);
@@ -911,42 +904,33 @@ llvm::ArrayRef<StorageOption> SearchSpace::storageOptions(unsigned value,
     for (auto [a, e] : llvm::enumerate(stored.getAxes()))
       if (e.isIdentity())
         storedId |= 1u << a;
-    double idSize = double(impl->layout->sizeOf(storedId));
+    StrategyCost cost = strategyCost(
+        strategy, double(impl->layout->sizeOf(storedId)), eval.dtype);
     double update = 0, gather = 0;
     for (unsigned r = 0; r < reps; ++r) {
       unsigned rep = repDevices[r];
       auto elementsOf = [&](unsigned d) {
         return impl->shardElements(type, stored, d);
       };
-      double e = elementsOf(rep);
-      MemoryCounts c;
-      c.storedParameters = e;
-      c.gradientParameters = dual.gradientSharded ? e / idSize : e;
-      c.optimizerParameters = dual.optimizerSharded ? e / idSize : e;
+      MemoryCounts c = cost.counts(elementsOf(rep));
       o.committed.push_back(
           deviceMemory(c, eval.dtype, eval.optimizer).total());
       CollectiveVariant best;
       best.bestAllReduce = true;
-      double sync = 0;
-      if (dual.gradientSync == spmd::Collective::AllReduce)
-        sync = impl->priceAlong(
-            spmd::Collective::AllReduce, storedId, rep,
-            [&](unsigned d) { return elementsOf(d) * gb; }, best);
-      else
-        sync = impl->priceAlong(
-            dual.gradientSync, storedId, rep,
-            [&](unsigned d) { return elementsOf(d) * gb / idSize; }, best);
+      double sync = impl->priceAlong(
+          cost.dual->gradientSync, storedId, rep,
+          [&](unsigned d) { return cost.syncBytes(elementsOf(d)); }, best);
       // Gradient accumulation: costs are per micro-batch, so what runs once
       // per step (a sync of whole gradients, the optimizer) counts 1/m.
-      o.sync.push_back(dual.gradientSharded ? sync : sync / microBatches_);
+      o.sync.push_back(cost.syncOncePerStep() ? sync / microBatches_ : sync);
       gather = std::max(
           gather,
           impl->priceAlong(
-              dual.afterUpdate, storedId, rep,
-              [&](unsigned d) { return elementsOf(d) * pb / idSize; }, best));
-      double opt = c.optimizerParameters;
-      OpWork work{OpClass::Elementwise, flopsPerElement * opt,
-                  opt * (2 * pE + gE + 2 * oE)};
+              cost.dual->afterUpdate, storedId, rep,
+              [&](unsigned d) { return cost.afterUpdateBytes(elementsOf(d)); },
+              best));
+      OpWork work = optimizerUpdateWork(c.optimizerParameters, eval.optimizer,
+                                        eval.dtype);
       update = std::max(update, opTime(impl->layout->typeOf(rep), eval.dtype,
                                        work, eval.profile)
                                     .seconds);

@@ -5,7 +5,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "SynthRatios.h"
-#include "weft/Ratio/FromPlan.h"
+#include "weft/Eval/RatioFromPlan.h"
 #include "weft/Ratio/SolveRatios.h"
 #include "weft/Support/Error.h"
 #include "weft/Synth/Synthesize.h"

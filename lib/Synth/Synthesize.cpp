@@ -8,7 +8,7 @@
 #include "SynthRatios.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Verifier.h"
-#include "weft/Ratio/PlanRatios.h"
+#include "weft/Eval/PlanRatios.h"
 #include "weft/Spmd/ProgramBuilder.h"
 #include "weft/Spmd/ShardGeometry.h"
 #include "weft/Support/Error.h"

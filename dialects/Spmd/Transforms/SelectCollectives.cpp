@@ -7,7 +7,7 @@
 
 #include "PassSupport.h"
 #include "Spmd/Transforms/Passes.h"
-#include "weft/Ratio/PlanRatios.h"
+#include "weft/Eval/PlanRatios.h"
 #include "llvm/Support/FormatVariadic.h"
 
 namespace weft::spmd {

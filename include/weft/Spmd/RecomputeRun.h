@@ -1,9 +1,9 @@
 //===- RecomputeRun.h - Runs of recomputing locals in a plan ----*- C++ -*-===//
 //
 // docs/Synthesis.md "Recomputation". The one statement of which values a
-// recomputing `spmd.local` keeps, shared by the evaluator (lib/Eval) and the
-// ratio LP's pricer (lib/Ratio); the search (lib/Synth) applies the same
-// rules to its states (a run tag on held sets).
+// recomputing `spmd.local` keeps, read by the one plan walk of lib/Eval
+// (weft/Eval/PlanWalk.h: the evaluator and the ratio problem); the search
+// (lib/Synth) applies the same rules to its states (a run tag on held sets).
 //
 // Walking a plan in order: a local with `recompute` and a gradient joins the
 // open run; a local without a gradient leaves it open (it has no backward

@@ -8,8 +8,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef WEFT_LIB_EVAL_COLLECTIVEPRICER_H
-#define WEFT_LIB_EVAL_COLLECTIVEPRICER_H
+#ifndef WEFT_EVAL_COLLECTIVEPRICER_H
+#define WEFT_EVAL_COLLECTIVEPRICER_H
 
 #include "weft/Cost/Collective.h"
 #include "weft/Cost/ProfileDB.h"
@@ -52,4 +52,4 @@ private:
 
 } // namespace weft
 
-#endif // WEFT_LIB_EVAL_COLLECTIVEPRICER_H
+#endif // WEFT_EVAL_COLLECTIVEPRICER_H

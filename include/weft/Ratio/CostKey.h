@@ -6,8 +6,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef WEFT_LIB_RATIO_COSTKEY_H
-#define WEFT_LIB_RATIO_COSTKEY_H
+#ifndef WEFT_RATIO_COSTKEY_H
+#define WEFT_RATIO_COSTKEY_H
 
 #include "weft/Ratio/RatioProblem.h"
 #include <string>
@@ -24,4 +24,4 @@ std::string stepKey(const Step &step);
 } // namespace ratio
 } // namespace weft
 
-#endif // WEFT_LIB_RATIO_COSTKEY_H
+#endif // WEFT_RATIO_COSTKEY_H

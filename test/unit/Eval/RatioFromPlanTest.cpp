@@ -9,8 +9,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "weft/Ratio/FromPlan.h"
-#include "../Eval/EvalTestUtil.h"
+#include "weft/Eval/RatioFromPlan.h"
+#include "EvalTestUtil.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/IR/Verifier.h"
@@ -19,7 +19,7 @@
 #include "weft/Eval/MeshLayout.h"
 #include "weft/Import/OnnxImport.h"
 #include "weft/Ratio/Objective.h"
-#include "weft/Ratio/PlanRatios.h"
+#include "weft/Eval/PlanRatios.h"
 #include "weft/Ratio/SolveRatios.h"
 #include "weft/Zoo/Zoo.h"
 #include "llvm/Support/FileSystem.h"

@@ -1,5 +1,4 @@
-//===- FromPlan.h - The ratio problem of an spmd plan, and back ---*- C++
-//-*-===//
+//===- RatioFromPlan.h - The ratio problem of an spmd plan, and back -*- C++ -*-===//
 //
 // Builds the IR-free RatioProblem (docs/Design.md §5) of an `spmd` plan at its
 // current collective variants, pricing every step exactly as the evaluator
@@ -8,8 +7,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef WEFT_RATIO_FROMPLAN_H
-#define WEFT_RATIO_FROMPLAN_H
+#ifndef WEFT_EVAL_RATIOFROMPLAN_H
+#define WEFT_EVAL_RATIOFROMPLAN_H
 
 #include "mlir/IR/BuiltinOps.h"
 #include "weft/Cluster/ClusterSpec.h"
@@ -58,4 +57,4 @@ llvm::Error applyRatios(mlir::ModuleOp plan, const Ratios &ratios,
 } // namespace ratio
 } // namespace weft
 
-#endif // WEFT_RATIO_FROMPLAN_H
+#endif // WEFT_EVAL_RATIOFROMPLAN_H

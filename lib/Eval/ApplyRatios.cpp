@@ -1,7 +1,7 @@
 //===- ApplyRatios.cpp - Write ratios and integer sizes into a plan -------===//
 
 #include "PlanSegments.h"
-#include "weft/Ratio/FromPlan.h"
+#include "weft/Eval/RatioFromPlan.h"
 #include "weft/Support/Error.h"
 #include <cmath>
 

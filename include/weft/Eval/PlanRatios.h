@@ -8,10 +8,10 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef WEFT_RATIO_PLANRATIOS_H
-#define WEFT_RATIO_PLANRATIOS_H
+#ifndef WEFT_EVAL_PLANRATIOS_H
+#define WEFT_EVAL_PLANRATIOS_H
 
-#include "weft/Ratio/FromPlan.h"
+#include "weft/Eval/RatioFromPlan.h"
 #include "weft/Ratio/SolveRatios.h"
 
 namespace weft {
@@ -74,4 +74,4 @@ integerizePlan(mlir::ModuleOp plan, const ClusterSpec &spec,
 } // namespace ratio
 } // namespace weft
 
-#endif // WEFT_RATIO_PLANRATIOS_H
+#endif // WEFT_EVAL_PLANRATIOS_H

@@ -1,6 +1,6 @@
 //===- PlanRatios.cpp - Ratio LP, collective choice, integer sizes --------===//
 
-#include "weft/Ratio/PlanRatios.h"
+#include "weft/Eval/PlanRatios.h"
 #include "PlanSegments.h"
 #include "Spmd/IR/SpmdOps.h"
 #include "mlir/IR/Builders.h"

@@ -1,7 +1,7 @@
 //===- PlanSegments.h - Segment groups of an spmd plan ------------*- C++
 //-*-===//
 //
-// Private to lib/Ratio: the plan's segments tied into groups (one ratio vector
+// Private to lib/Eval: the plan's segments tied into groups (one ratio vector
 // per group), which groups the LP may move (those split on the node axis) and
 // how a group's shares map to each member segment's sizes. Both
 // ratioProblemFromPlan and applyRatios derive the same grouping from the plan.

@@ -1,31 +1,27 @@
-//===- FromPlan.cpp - The ratio problem of an spmd plan
-//--------------------===//
+//===- RatioFromPlan.cpp - The ratio problem of an spmd plan --------------===//
 //
-// Walks the plan's function exactly as lib/Eval/Evaluator.cpp does (same
-// steps, same gradient bookkeeping, same parameter strategies), but every
-// per-device quantity is a form in the ratios instead of a number: shard
-// extents are linear in the ratios (a device holds the sum of the shares of
-// the devices that agree with it on the split axes), op work is probed with
-// costTermsOf along that line, collective times come from PlanForms.
+// The ratio problem's Domain of eval::PlanWalk: the same walk as the
+// evaluator's (same steps, gradient bookkeeping and parameter strategies),
+// but every per-device quantity is a form in the ratios instead of a number:
+// shard extents are linear in the ratios (a device holds the sum of the
+// shares of the devices that agree with it on the split axes), op work is
+// probed with costTermsOf along that line, collective times come from
+// CollectiveForms.
 //
 //===----------------------------------------------------------------------===//
 
-#include "weft/Ratio/FromPlan.h"
-#include "CostKey.h"
-#include "Graph/IR/GraphInterfaces.h"
-#include "PlanForms.h"
+#include "weft/Eval/RatioFromPlan.h"
+#include "CollectiveForms.h"
 #include "PlanSegments.h"
-#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "ShardInference.h"
 #include "weft/Analysis/GraphCostModel.h"
-#include "weft/Eval/MeshLayout.h"
+#include "weft/Eval/PlanWalk.h"
+#include "weft/Ratio/CostKey.h"
 #include "weft/Ratio/StepCollapse.h"
-#include "weft/Spmd/RecipeStats.h"
-#include "weft/Spmd/RecomputeRun.h"
-#include "weft/Support/Error.h"
-#include "llvm/ADT/DenseSet.h"
 #include <cmath>
 
 using namespace weft;
+using namespace weft::eval;
 using namespace weft::ratio;
 using namespace weft::spmd;
 using mlir::Operation;
@@ -53,6 +49,10 @@ struct WorkForms {
 
 class PlanPricer {
 public:
+  using Bytes = LinearCost;
+  using Time = Form;
+  using Times = std::vector<Form>;
+
   /// `microBatches`: the plan's `spmd.micro_batches`; the problem's
   /// objective is then the step time / m (what runs once per step, the
   /// sync of whole gradients and the optimizer, counts 1/m).
@@ -62,23 +62,81 @@ public:
       : layout(layout), spec(spec), options(options), segs(segs), at(at),
         perStep(1 / double(microBatches)),
         collectives(spec, options.collectives, at), n(layout.numDevices()),
-        reps(layout.representatives()), compute(n), comm(n), stored(n),
+        reps(layout.representatives()), compute_(n), comm(n), stored(n),
         grads(n), opt(n), kept(n), transient(n, {-1.0, LinearCost()}),
         optimizerElements(n), afterUpdate(n), runBytes(n) {}
 
   llvm::Error run(mlir::func::FuncOp func);
   RatioProblem finish();
 
+  // The Domain of PlanWalk (weft/Eval/PlanWalk.h).
+  LinearCost bytesOf(Value v, DistAttr dist, unsigned d) {
+    auto type = v.getType().cast<RankedTensorType>();
+    return scaledCost(elementsForm(shapeForm(type, dist, d)),
+                      elementBytes(type, options.dtype));
+  }
+  LinearCost elementsOf(RankedTensorType type, DistAttr dist, unsigned d) {
+    return elementsForm(shapeForm(type, dist, d));
+  }
+  static LinearCost syncBytes(const LinearCost &elements,
+                              const StrategyCost &cost) {
+    return scaledCost(elements, cost.syncScale());
+  }
+  static LinearCost afterUpdateBytes(const LinearCost &elements,
+                                     const StrategyCost &cost) {
+    return scaledCost(elements, cost.afterUpdateScale());
+  }
+  LinearCost recipeBytes(LocalOp op, const RecipeStat &stat, unsigned d,
+                         double elementBytes);
+  const Form &collectiveTime(Collective kind, llvm::ArrayRef<unsigned> group,
+                             llvm::ArrayRef<LinearCost> bytes,
+                             CollectiveVariant variant) {
+    return collectives.time(kind, group, bytes, variant);
+  }
+  static void addTime(Form &into, const Form &t) { into.add(t); }
+  /// Every collective adds to the step's communication as it is priced,
+  /// but the gathers after the optimizer step.
+  Times &slot(Slot s) { return s == Slot::AfterUpdate ? afterUpdate : comm; }
+  static void relayoutPriced(Operation *, unsigned,
+                             llvm::ArrayRef<LinearCost>) {}
+  static void recipePriced() {}
+  void holdParameter(unsigned d, const LinearCost &elements,
+                     const StrategyCost &cost) {
+    addScaled(stored[d], elements);
+    if (!cost.trainable())
+      return;
+    addScaled(grads[d], elements, cost.gradientShare());
+    addScaled(opt[d], elements, cost.optimizerShare());
+    addScaled(optimizerElements[d], elements, cost.optimizerShare());
+  }
+  /// The objective is per micro-batch: a sync that runs once per step
+  /// counts 1/m.
+  void adjustSync(Times &sync, bool once) {
+    if (once)
+      for (Form &f : sync)
+        f.scale(perStep);
+  }
+  void chargeSync(const Times &sync, bool) {
+    for (unsigned d : reps)
+      comm[d].add(sync[d]);
+  }
+  void keep(unsigned d, const LinearCost &bytes) { addScaled(kept[d], bytes); }
+  void transientBytes(unsigned d, const LinearCost &bytes) {
+    double v = valueAt(bytes, at);
+    if (v > transient[d].first)
+      transient[d] = {v, bytes};
+  }
+  void closeRun() {
+    for (unsigned d : reps)
+      transientBytes(d, runBytes[d]);
+    runBytes.assign(n, LinearCost());
+  }
+  /// Returns whether any op was timed.
+  bool compute(Operation *op, mlir::Region *region, bool backward,
+               bool recomputing);
+  void closeStep(llvm::StringRef label);
+
 private:
-  double elementBytes(RankedTensorType type) const {
-    if (type.getElementType().isa<mlir::FloatType>())
-      return bytesPerElement(options.dtype);
-    return std::max(1u, type.getElementTypeBitWidth() / 8);
-  }
-  DistAttr distOf(Value v) const {
-    DistAttr d = getDist(v);
-    return d ? d : DistAttr::replicated(v.getContext(), layout.numAxes());
-  }
   LinearCost extentForm(RankedTensorType type, DistAttr dist, unsigned dim,
                         unsigned d);
   ShapeForm shapeForm(RankedTensorType type, DistAttr dist, unsigned d) {
@@ -88,31 +146,12 @@ private:
     return s;
   }
   LinearCost elementsForm(llvm::ArrayRef<LinearCost> shape);
-  LinearCost bytesForm(Value v, DistAttr dist, unsigned d) {
-    auto type = v.getType().cast<RankedTensorType>();
-    return scaledCost(elementsForm(shapeForm(type, dist, d)),
-                      elementBytes(type));
-  }
   WorkForms workOf(graph::CostOpInterface op,
                    llvm::ArrayRef<ShapeForm> operands,
                    llvm::ArrayRef<ShapeForm> results);
-  void priceAlong(Collective kind, AxisMask axes,
-                  llvm::function_ref<LinearCost(unsigned)> bytesOf,
-                  CollectiveChoice choice, std::vector<Form> &into);
-  /// The all-reduces inside the recipe (weft/Spmd/RecipeStats.h).
-  void priceRecipeStats(LocalOp op, bool grad);
-  void noteTransient(unsigned d, const LinearCost &bytes) {
-    double v = valueAt(bytes, at);
-    if (v > transient[d].first)
-      transient[d] = {v, bytes};
+  DistAttr distOf(Value v) const {
+    return distOrReplicated(v, layout.numAxes());
   }
-
-  void visitParameter(ParameterOp op);
-  llvm::Error visitRelayout(Operation *op);
-  void visitLocal(LocalOp op);
-  void visitTopLevelGraphOp(Operation *op);
-  /// Returns whether any op was timed.
-  bool priceCompute(Operation *op, mlir::Region *region, bool backward);
   /// What `op` adds on one device: compute, kept bytes, bytes saved for a
   /// recomputed run, the largest produced buffer, and whether any op in it
   /// costs time.
@@ -126,39 +165,30 @@ private:
   DeviceWork workOnDevice(Operation *op, mlir::Region *region, bool backward,
                           const DeviceType &type,
                           llvm::ArrayRef<ShapeForm> signature);
-  void consume(Value v);
-  void closeStep(llvm::StringRef label);
 
   const MeshLayout &layout;
   const ClusterSpec &spec;
   const EvalOptions &options;
-  /// Weight of what runs once per step (1 / micro-batches).
-  double perStep;
   const PlanSegments &segs;
   const Ratios &at;
+  /// Weight of what runs once per step (1 / micro-batches).
+  double perStep;
   CollectiveForms collectives;
   unsigned n;
   /// One device per orbit (MeshLayout::representatives): only these are
   /// priced, the per-device vectors are left empty for the others.
   llvm::ArrayRef<unsigned> reps;
   bool linearized = false;
+  /// The local being priced recomputes.
+  bool recomputing = false;
   std::vector<Step> steps;
-  std::vector<Form> compute, comm;
+  std::vector<Form> compute_, comm;
   std::vector<LinearCost> stored, grads, opt, kept;
   std::vector<std::pair<double, LinearCost>> transient;
   std::vector<LinearCost> optimizerElements;
   std::vector<Form> afterUpdate;
-  llvm::DenseSet<Value> needsGradient, zero3Values;
-  llvm::DenseMap<Value, std::vector<Form>> pendingSync;
   /// Recomputation (docs/Synthesis.md): the open run's saved bytes.
   std::vector<LinearCost> runBytes;
-  RecomputeRun runs;
-  bool recomputing = false;
-  void closeRun() {
-    for (unsigned d : reps)
-      noteTransient(d, runBytes[d]);
-    runBytes.assign(n, LinearCost());
-  }
   /// Devices per class agreeing with a device on some axes.
   std::map<std::pair<AxisMask, unsigned>, std::vector<unsigned>> agreeing;
   /// costTermsOf memo: op and concrete shapes.
@@ -360,176 +390,9 @@ WorkForms PlanPricer::workOf(graph::CostOpInterface op,
   return out;
 }
 
-void PlanPricer::priceAlong(Collective kind, AxisMask axes,
-                            llvm::function_ref<LinearCost(unsigned)> bytesOf,
-                            CollectiveChoice choice, std::vector<Form> &into) {
-  if (layout.sizeOf(axes) <= 1 || !communicates(kind))
-    return;
-  std::vector<bool> done(n);
-  for (unsigned d : reps) {
-    if (done[d])
-      continue;
-    llvm::ArrayRef<unsigned> group = layout.groupOf(d, axes);
-    llvm::ArrayRef<unsigned> cluster = layout.clusterGroupOf(d, axes);
-    std::vector<LinearCost> bytes;
-    for (unsigned y : group)
-      bytes.push_back(bytesOf(layout.representativeOf(y)));
-    const Form &t = collectives.time(kind, cluster, bytes, choice);
-    for (unsigned y : group) {
-      if (layout.representativeOf(y) == y)
-        into[y].add(t);
-      done[y] = true;
-    }
-  }
-}
-
-void PlanPricer::visitParameter(ParameterOp op) {
-  auto strategy = parseParamStrategy(op.getStrategy());
-  const StrategyDual &dual = dualOf(*strategy);
-  Value v = op.getResult();
-  DistAttr dist = op.getDist();
-  AxisMask idAxes = 0;
-  for (auto [a, e] : llvm::enumerate(dist.getAxes()))
-    if (e.isIdentity())
-      idAxes |= 1u << a;
-  double idSize = double(layout.sizeOf(idAxes));
-  double gb = gradientBytesPerElement(options.dtype);
-  double pb = parameterBytesPerElement(options.dtype);
-  std::vector<LinearCost> elements(n);
-  auto type = v.getType().cast<RankedTensorType>();
-  for (unsigned d : reps) {
-    elements[d] = elementsForm(shapeForm(type, dist, d));
-    addScaled(stored[d], elements[d]);
-    if (!dual.trainable)
-      continue;
-    addScaled(grads[d], elements[d], dual.gradientSharded ? 1 / idSize : 1);
-    double o = dual.optimizerSharded ? 1 / idSize : 1;
-    addScaled(opt[d], elements[d], o);
-    addScaled(optimizerElements[d], elements[d], o);
-  }
-  if (!dual.trainable)
-    return;
-  needsGradient.insert(v);
-  if (dual.regatherInBackward)
-    zero3Values.insert(v);
-  std::vector<Form> sync(n);
-  CollectiveChoice best;
-  best.bestAllReduce = true;
-  if (dual.gradientSync == Collective::AllReduce)
-    priceAlong(
-        Collective::AllReduce, idAxes,
-        [&](unsigned d) { return scaledCost(elements[d], gb); }, best, sync);
-  else
-    priceAlong(
-        dual.gradientSync, idAxes,
-        [&](unsigned d) { return scaledCost(elements[d], gb / idSize); }, best,
-        sync);
-  // Whole gradients (replicated, ZeRO-1) sync once per step.
-  if (!dual.gradientSharded)
-    for (Form &f : sync)
-      f.scale(perStep);
-  priceAlong(
-      dual.afterUpdate, idAxes,
-      [&](unsigned d) { return scaledCost(elements[d], pb / idSize); }, best,
-      afterUpdate);
-  pendingSync[v] = std::move(sync);
-}
-
-void PlanPricer::consume(Value v) {
-  auto it = pendingSync.find(v);
-  if (it == pendingSync.end())
-    return;
-  for (unsigned d : reps)
-    comm[d].add(it->second[d]);
-  pendingSync.erase(it);
-}
-
-llvm::Error PlanPricer::visitRelayout(Operation *op) {
-  std::optional<CollectiveDual> dual = dualOf(op);
-  if (!dual)
-    return badInput("the evaluator does not know '{0}'",
-                    op->getName().getStringRef().str());
-  if (llvm::isa<SendOp, RecvOp>(op))
-    return llvm::Error::success();
-  Value in = op->getOperand(0), res = op->getResult(0);
-  DistAttr inDist = distOf(in), outDist = distOf(res);
-  unsigned axis = op->getAttrOfType<mlir::IntegerAttr>("axis").getInt();
-  AxisMask mask = 1u << axis;
-  bool grad = needsGradient.contains(in);
-  if (grad)
-    needsGradient.insert(res);
-  if (auto it = pendingSync.find(in); it != pendingSync.end()) {
-    std::vector<Form> sync = std::move(it->second);
-    pendingSync.erase(it);
-    pendingSync[res] = std::move(sync);
-  }
-  bool zero3 = zero3Values.contains(in);
-  if (zero3)
-    zero3Values.insert(res);
-  CollectiveChoice choice;
-  if (auto mode = op->getAttrOfType<mlir::StringAttr>("mode"))
-    choice.uneven = mode.getValue() == "grouped" ? UnevenVariant::Grouped
-                                                 : UnevenVariant::Padded;
-  if (auto algo = op->getAttrOfType<mlir::StringAttr>("algorithm"))
-    choice.algo = algo.getValue() == "hierarchical"
-                      ? AllReduceAlgo::Hierarchical
-                      : AllReduceAlgo::Ring;
-  std::vector<LinearCost> inBytes(n), outBytes(n);
-  for (unsigned d : reps) {
-    inBytes[d] = bytesForm(in, inDist, d);
-    outBytes[d] = bytesForm(res, outDist, d);
-  }
-  bool byResult = dual->forward == Collective::ReduceScatter;
-  auto fwdBytes = [&](unsigned d) {
-    return byResult ? outBytes[d] : inBytes[d];
-  };
-  priceAlong(dual->forward, mask, fwdBytes, choice, comm);
-  if (grad && communicates(dual->backward)) {
-    auto bwdBytes = [&](unsigned d) {
-      return dual->reversesLayout ? outBytes[d] : fwdBytes(d);
-    };
-    priceAlong(dual->backward, mask, bwdBytes, choice, comm);
-    if (zero3 && dual->forward == Collective::AllGather &&
-        !options.keepGatheredParameters)
-      priceAlong(Collective::AllGather, mask, fwdBytes, choice, comm);
-  }
-  for (unsigned d : reps) {
-    if (zero3 && options.keepGatheredParameters &&
-        dual->forward == Collective::AllGather)
-      addScaled(kept[d], outBytes[d]);
-    else
-      noteTransient(d, outBytes[d]);
-  }
-  return llvm::Error::success();
-}
-
-/// The shard form of an intermediate result inside a local recipe, as the
-/// evaluator's inferShard: each dim takes the form of an operand dim of the
-/// same global extent at the same position from the right.
-static ShapeForm inferShard(Value result,
-                            const llvm::DenseMap<Value, ShapeForm> &shapes) {
-  auto type = result.getType().cast<RankedTensorType>();
-  ShapeForm dims;
-  for (int64_t e : type.getShape())
-    dims.push_back(constantCost(double(e)));
-  int64_t rank = type.getRank();
-  for (int64_t i = 0; i < rank; ++i)
-    for (Value operand : result.getDefiningOp()->getOperands()) {
-      auto it = shapes.find(operand);
-      auto otype = operand.getType().dyn_cast<RankedTensorType>();
-      if (it == shapes.end() || !otype)
-        continue;
-      int64_t j = otype.getRank() - rank + i;
-      if (j >= 0 && otype.getDimSize(j) == type.getDimSize(i)) {
-        dims[i] = it->second[j];
-        break;
-      }
-    }
-  return dims;
-}
-
-bool PlanPricer::priceCompute(Operation *op, mlir::Region *region,
-                              bool backward) {
+bool PlanPricer::compute(Operation *op, mlir::Region *region,
+                         bool backward, bool recomputingNow) {
+  recomputing = recomputingNow;
   // An op's work on a device is a function of the device type and the
   // shard shapes of the region's operands and results alone, so devices
   // alike in both (one class, one position on the split axes) share it.
@@ -572,10 +435,10 @@ bool PlanPricer::priceCompute(Operation *op, mlir::Region *region,
     }
     const DeviceWork &w = like->work;
     timed |= w.timed;
-    compute[d].add(w.compute);
+    compute_[d].add(w.compute);
     addScaled(kept[d], w.kept);
     addScaled(runBytes[d], w.run);
-    noteTransient(d, w.produced);
+    transientBytes(d, w.produced);
   }
   return timed;
 }
@@ -608,10 +471,13 @@ PlanPricer::workOnDevice(Operation *op, mlir::Region *region, bool backward,
       ins.push_back(shapeOf(v));
     for (Value r : cop->getResults()) {
       if (!shapes.count(r))
-        shapes[r] = inferShard(r, shapes);
+        shapes[r] = inferShard(r, shapes, [](int64_t e) {
+          return constantCost(double(e));
+        });
       outs.push_back(shapes[r]);
       addScaled(out.produced, elementsForm(shapes[r]),
-                elementBytes(r.getType().cast<RankedTensorType>()));
+                elementBytes(r.getType().cast<RankedTensorType>(),
+                             options.dtype));
     }
     WorkForms w = workOf(cop, ins, outs);
     if (isZero(w.f[0]) && isZero(w.f[1]))
@@ -641,77 +507,21 @@ PlanPricer::workOnDevice(Operation *op, mlir::Region *region, bool backward,
   return out;
 }
 
-void PlanPricer::visitLocal(LocalOp op) {
-  bool grad = false;
-  for (Value in : op.getInputs()) {
-    consume(in);
-    grad |= needsGradient.contains(in);
+LinearCost PlanPricer::recipeBytes(LocalOp op, const RecipeStat &stat,
+                                   unsigned d, double elementBytes) {
+  ShapeForm form;
+  ShapeForm operand;
+  if (stat.operand >= 0) {
+    Value in = op.getInputs()[stat.operand];
+    operand = shapeForm(in.getType().cast<RankedTensorType>(), distOf(in), d);
   }
-  if (grad)
-    for (Value r : op.getResults())
-      if (r.getType()
-              .cast<RankedTensorType>()
-              .getElementType()
-              .isa<mlir::FloatType>())
-        needsGradient.insert(r);
-  recomputing = runs.price(
-      op, grad, [&] { closeRun(); },
-      [&](Value in) {
-        for (unsigned d : reps)
-          addScaled(kept[d], bytesForm(in, distOf(in), d));
-      });
-  priceCompute(op, &op.getBody(), grad);
-  priceRecipeStats(op, grad);
-  recomputing = false;
-  closeStep(("local " + op.getVariant()).str());
-}
-
-void PlanPricer::priceRecipeStats(LocalOp op, bool grad) {
-  Operation *inner = recipeOp(op);
-  if (!inner)
-    return;
-  llvm::SmallVector<RecipeStat, 2> stats =
-      recipeStats(inner, op.getVariant(), layout.sizes());
-  if (stats.empty())
-    return;
-  double eb =
-      elementBytes(inner->getOperand(0).getType().cast<RankedTensorType>());
-  for (const RecipeStat &stat : stats) {
-    auto bytesOf = [&](unsigned d) {
-      ShapeForm form;
-      ShapeForm operand;
-      if (stat.operand >= 0) {
-        Value in = op.getInputs()[stat.operand];
-        operand =
-            shapeForm(in.getType().cast<RankedTensorType>(), distOf(in), d);
-      }
-      for (auto [i, extent] : llvm::enumerate(stat.shape)) {
-        int from = i < stat.fromDim.size() ? stat.fromDim[i] : -1;
-        form.push_back(from >= 0 && size_t(from) < operand.size()
-                           ? operand[from]
-                           : constantCost(double(extent)));
-      }
-      return scaledCost(elementsForm(form), eb);
-    };
-    priceAlong(Collective::AllReduce, 1u << stat.axis, bytesOf, {}, comm);
-    if (grad && stat.hasDual)
-      priceAlong(Collective::AllReduce, 1u << stat.axis, bytesOf, {}, comm);
-    if (recomputing)
-      priceAlong(Collective::AllReduce, 1u << stat.axis, bytesOf, {}, comm);
+  for (auto [i, extent] : llvm::enumerate(stat.shape)) {
+    int from = i < stat.fromDim.size() ? stat.fromDim[i] : -1;
+    form.push_back(from >= 0 && size_t(from) < operand.size()
+                       ? operand[from]
+                       : constantCost(double(extent)));
   }
-}
-
-void PlanPricer::visitTopLevelGraphOp(Operation *op) {
-  bool grad = false;
-  for (Value in : op->getOperands()) {
-    consume(in);
-    grad |= needsGradient.contains(in);
-  }
-  if (grad)
-    for (Value r : op->getResults())
-      needsGradient.insert(r);
-  if (priceCompute(op, nullptr, grad))
-    closeStep(("replicated " + op->getName().getStringRef()).str());
+  return scaledCost(elementsForm(form), elementBytes);
 }
 
 void PlanPricer::closeStep(llvm::StringRef label) {
@@ -723,7 +533,7 @@ void PlanPricer::closeStep(llvm::StringRef label) {
     std::vector<const Form *> comp, com;
     for (unsigned d : reps)
       if (layout.meshClass(d) == c) {
-        comp.push_back(&compute[d]);
+        comp.push_back(&compute_[d]);
         com.push_back(&comm[d]);
       }
     Form cf = maxOfForms(comp, at, linearized);
@@ -745,40 +555,14 @@ void PlanPricer::closeStep(llvm::StringRef label) {
     cost.commMax.append(mf.maxes.begin(), mf.maxes.end());
   }
   steps.push_back(std::move(step));
-  compute.assign(n, Form());
+  compute_.assign(n, Form());
   comm.assign(n, Form());
 }
 
 llvm::Error PlanPricer::run(mlir::func::FuncOp func) {
-  for (Operation &op : func.getBody().front()) {
-    if (auto p = llvm::dyn_cast<ParameterOp>(op)) {
-      visitParameter(p);
-      continue;
-    }
-    if (auto local = llvm::dyn_cast<LocalOp>(op)) {
-      visitLocal(local);
-      continue;
-    }
-    if (llvm::isa<mlir::func::ReturnOp>(op))
-      continue;
-    if (op.getDialect() &&
-        op.getDialect()->getNamespace() == SpmdDialect::getDialectNamespace()) {
-      if (auto err = visitRelayout(&op))
-        return err;
-      continue;
-    }
-    if (llvm::isa<graph::CostOpInterface>(op)) {
-      visitTopLevelGraphOp(&op);
-      continue;
-    }
-    return badInput("the evaluator does not know '{0}'",
-                    op.getName().getStringRef().str());
-  }
-  closeRun();
-  for (auto &[v, sync] : pendingSync)
-    for (unsigned d : reps)
-      comm[d].add(sync[d]);
-  pendingSync.clear();
+  PlanWalk<PlanPricer> walk(*this, layout, options);
+  if (auto err = walk.run(func))
+    return err;
   if (llvm::any_of(comm, [](const Form &f) { return !f.empty(); }))
     closeStep("collectives");
   return llvm::Error::success();
@@ -790,17 +574,16 @@ RatioProblem PlanPricer::finish() {
   double p = parameterBytesPerElement(options.dtype);
   double g = gradientBytesPerElement(options.dtype);
   double o = optimizerBytesPerElement(options.optimizer, options.dtype);
-  double flopsPerElement = options.optimizer == Optimizer::Adam       ? 12
-                           : options.optimizer == Optimizer::Momentum ? 4
-                                                                      : 2;
+  OpWork perElement =
+      optimizerUpdateWork(1, options.optimizer, options.dtype);
   for (unsigned d : reps) {
     const DeviceType &type = layout.typeOf(d);
-    compute[d].addMax(
+    compute_[d].addMax(
         {scaledCost(optimizerElements[d],
-                    flopsPerElement / type.achievedFlops(OpClass::Elementwise,
-                                                         options.dtype)),
+                    perElement.flops / type.achievedFlops(OpClass::Elementwise,
+                                                          options.dtype)),
          scaledCost(optimizerElements[d],
-                    (2 * p + g + 2 * o) / type.achievedMemBandwidth())},
+                    perElement.bytes / type.achievedMemBandwidth())},
         perStep);
     comm[d] = afterUpdate[d];
     comm[d].scale(perStep);
