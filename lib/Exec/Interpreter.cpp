@@ -56,6 +56,20 @@ const Tensor *GraphInterpreter::lookup(mlir::Value v) const {
   return it == values.end() ? nullptr : &it->second;
 }
 
+llvm::SmallVector<const Tensor *, 4>
+GraphInterpreter::operandsOf(mlir::Operation &op) const {
+  llvm::SmallVector<const Tensor *, 4> operands;
+  auto it = adjusted.find(&op);
+  for (auto [i, v] : llvm::enumerate(op.getOperands())) {
+    if (it != adjusted.end() && i < it->second.size() &&
+        it->second[i].isValid())
+      operands.push_back(&it->second[i]);
+    else
+      operands.push_back(lookup(v));
+  }
+  return operands;
+}
+
 void GraphInterpreter::report(llvm::StringRef phase, size_t done,
                               size_t total) {
   if (progress)
@@ -103,6 +117,7 @@ llvm::Error GraphInterpreter::bindLeaf(mlir::Operation *op,
 
 llvm::Error GraphInterpreter::forward(const Bindings &bindings) {
   values.clear();
+  adjusted.clear();
   needsGrad.clear();
   parameterGrads.clear();
   for (unsigned i = 0; i < main.getNumArguments(); ++i) {
@@ -136,6 +151,15 @@ llvm::Error GraphInterpreter::forward(const Bindings &bindings) {
     for (mlir::Value v : op.getOperands()) {
       operands.push_back(lookup(v));
       anyNeedsGrad |= needsGrad.contains(v);
+    }
+    if (adjust) {
+      llvm::SmallVector<Tensor, 2> replacement;
+      if (adjust(op, operands, replacement)) {
+        auto &kept = adjusted[&op] = std::move(replacement);
+        for (auto [i, t] : llvm::enumerate(kept))
+          if (i < operands.size() && t.isValid())
+            operands[i] = &t;
+      }
     }
     OpContext ctx;
     ctx.seed = seed;
@@ -203,8 +227,7 @@ llvm::Error GraphInterpreter::backward() {
     resultGrads.clear();
     zeros.clear();
     zeros.reserve(op.getNumResults());
-    for (mlir::Value v : op.getOperands())
-      operands.push_back(lookup(v));
+    operands.append(operandsOf(op));
     for (mlir::Value r : op.getResults()) {
       const Tensor *value = lookup(r);
       results.push_back(value);

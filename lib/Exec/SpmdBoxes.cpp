@@ -169,6 +169,18 @@ Tensor weft::exec::combinedShard(const spmd::ShardGeometry &g,
   return t;
 }
 
+Tensor weft::exec::wholeOf(const spmd::ShardGeometry &g, const DistValue &v,
+                           llvm::ArrayRef<int64_t> shape) {
+  Tensor whole(v.shard(0).getElementType(), shape);
+  ShardBox all;
+  all.offsets.assign(shape.size(), 0);
+  all.extents.assign(shape.begin(), shape.end());
+  for (unsigned x = g.numDevices(); x-- > 0;)
+    transferBox(combinedShard(g, v, x), g.shardBox(shape, v.dist, x), whole,
+                all, Combine::Copy);
+  return whole;
+}
+
 spmd::DistAttr weft::exec::restrictDist(spmd::DistAttr dist,
                                         spmd::MeshAxes keep) {
   for (unsigned a = 0; a < dist.getAxes().size(); ++a)

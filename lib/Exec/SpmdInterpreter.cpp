@@ -32,6 +32,14 @@ struct SpmdInterpreter::Impl {
   std::deque<DistValue> sentBack;
   /// Gradients kept with SpmdRunOptions::keepGradients.
   llvm::DenseMap<mlir::Value, std::vector<Tensor>> keptGrads;
+  /// Per (op, operand): what its backward added (keepGradients).
+  llvm::DenseMap<std::pair<mlir::Operation *, unsigned>, std::vector<Tensor>>
+      contributions;
+  void keepContribution(mlir::Operation *op, unsigned operand,
+                        mlir::Value v, const std::vector<Tensor> &g) {
+    if (options.keepGradients && needsGrad.contains(v) && !g.empty())
+      contributions[{op, operand}] = g;
+  }
 
   ~Impl() {
     for (auto &[op, step] : steps)
@@ -335,6 +343,13 @@ SpmdInterpreter::lookupGradient(mlir::Value v) const {
   return it == impl->keptGrads.end() ? nullptr : &it->second;
 }
 
+const std::vector<Tensor> *
+SpmdInterpreter::lookupContribution(mlir::Operation *op,
+                                    unsigned operand) const {
+  auto it = impl->contributions.find({op, operand});
+  return it == impl->contributions.end() ? nullptr : &it->second;
+}
+
 const std::vector<ParameterGradient> &
 SpmdInterpreter::getParameterGradients() const {
   return impl->paramGrads;
@@ -371,6 +386,7 @@ llvm::Error SpmdInterpreter::backward() {
   im.sentBack.clear();
   mlir::Block &body = im.main.getBody().front();
   im.keptGrads.clear();
+  im.contributions.clear();
   for (mlir::Operation &op : llvm::reverse(body)) {
     if (im.options.keepGradients)
       for (mlir::Value r : op.getResults())
@@ -433,8 +449,12 @@ llvm::Error SpmdInterpreter::Impl::backwardOp(
       return err;
     for (mlir::Value r : local.getResults())
       grads.erase(r);
-    for (auto [v, g] : llvm::zip(outerOperands, operandGrads))
+    for (auto [j, pair] :
+         llvm::enumerate(llvm::zip(outerOperands, operandGrads))) {
+      auto &[v, g] = pair;
+      keepContribution(local, j, v, g);
       addGrad(v, std::move(g));
+    }
     return Error::success();
   }
   if (auto send = llvm::dyn_cast<spmd::SendOp>(op)) {
@@ -443,9 +463,11 @@ llvm::Error SpmdInterpreter::Impl::backwardOp(
       return Error::success();
     DistValue g = std::move(sentBack.back());
     sentBack.pop_back();
-    addGrad(send.getInput(),
-            relayout(g, send.getInput(), values[send.getInput()].dist,
-                     (1u << geo.numAxes()) - 1, Exchange::Copy));
+    std::vector<Tensor> back =
+        relayout(g, send.getInput(), values[send.getInput()].dist,
+                 (1u << geo.numAxes()) - 1, Exchange::Copy);
+    keepContribution(send, 0, send.getInput(), back);
+    addGrad(send.getInput(), std::move(back));
     return Error::success();
   }
   if (auto recv = llvm::dyn_cast<spmd::RecvOp>(op)) {
@@ -493,7 +515,9 @@ llvm::Error SpmdInterpreter::Impl::backwardOp(
   // relayout back targets the operand's layout with partial entries read
   // as whole.
   DistAttr to = values[in].dist;
-  addGrad(in, relayout(gv, in, to, 1u << axis, how));
+  std::vector<Tensor> back = relayout(gv, in, to, 1u << axis, how);
+  keepContribution(&op, 0, in, back);
+  addGrad(in, std::move(back));
   return Error::success();
 }
 

@@ -81,6 +81,11 @@ int weft::runPlanCheck(llvm::StringRef modelName, llvm::StringRef planPath,
                           ? std::string()
                           : " at '" + result->worstParameter + "'",
                       result->numParameters, options.rtol, options.atol);
+  if (result->tiesResolved)
+    os << llvm::formatv("ties:        {0} input element(s) of {1} piecewise "
+                        "op(s) within the tolerance of a kink took the "
+                        "plan's side\n",
+                        result->tiesResolved, result->tieOps);
   if (perParameter)
     for (const auto &[name, diff] : result->gradientDifferences)
       os << llvm::formatv("grad diff:   {0} {1:e2}\n", name, diff);

@@ -89,6 +89,11 @@ struct Options {
       cl::desc("Testing: replace the backward of one collective, "
                "OP=COLLECTIVE (e.g. spmd.shard=all_gather)"),
       cl::cat(category)};
+  cl::opt<bool> noTies{
+      "test-no-ties", cl::Hidden,
+      cl::desc("Testing: with --plan, compare without resolving ties at "
+               "kinks of piecewise ops (docs/Exec.md)"),
+      cl::cat(category)};
   ImportFlags import{category};
 };
 
@@ -142,6 +147,7 @@ int runWithPlan(Options &opts) {
     check.rtol = opts.rtol;
   if (opts.atol.getNumOccurrences())
     check.atol = opts.atol;
+  check.resolveTies = !opts.noTies;
   if (!opts.dualOverride.empty()) {
     auto duals = overriddenDuals(opts.dualOverride);
     if (!duals)

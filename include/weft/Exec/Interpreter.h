@@ -44,6 +44,23 @@ public:
   /// Names of the program's parameters in program order (once each).
   std::vector<std::string> getParameterNames();
 
+  /// Called before an op runs with its operands: fills `replacement` (one
+  /// tensor per operand; an invalid tensor keeps that operand) and returns
+  /// true to run the op, forward and backward, on the replacements instead.
+  /// The op's operand values stay as they are for their other users. The
+  /// plan check uses it to resolve ties at kinks (docs/Exec.md).
+  using OperandAdjuster = std::function<bool(
+      mlir::Operation &op, llvm::ArrayRef<const Tensor *> operands,
+      llvm::SmallVectorImpl<Tensor> &replacement)>;
+  void setOperandAdjuster(OperandAdjuster adjuster) {
+    adjust = std::move(adjuster);
+  }
+  /// The operands `op` ran on in the last forward pass (its replacements
+  /// where the adjuster gave some).
+  llvm::SmallVector<const Tensor *, 4> operandsOf(mlir::Operation &op) const;
+  /// The ops whose operands the adjuster replaced in the last forward pass.
+  size_t numAdjustedOps() const { return adjusted.size(); }
+
   /// Called with "forward 12/340" / "backward 7/340" while running.
   void setProgress(std::function<void(llvm::StringRef)> callback) {
     progress = std::move(callback);
@@ -73,6 +90,9 @@ private:
   uint64_t seed;
   llvm::DenseMap<mlir::Operation *, uint64_t> dropoutIds;
   llvm::DenseMap<mlir::Value, Tensor> values;
+  /// Replaced operands, by op (invalid tensors: the operand's value).
+  llvm::DenseMap<mlir::Operation *, llvm::SmallVector<Tensor, 2>> adjusted;
+  OperandAdjuster adjust;
   /// Values whose gradient the backward pass must compute.
   llvm::DenseSet<mlir::Value> needsGrad;
   mlir::Value lossValue;

@@ -4,9 +4,11 @@
 // Runs the single-device reference (GraphInterpreter) and the spmd plan on
 // N virtual devices (SpmdInterpreter) with the same seeded inputs and
 // weights, and compares the loss and every parameter gradient
-// (|a − b| ≤ atol + rtol·|b|). When they differ, the first forward value
+// (|a − b| ≤ atol + rtol·|b|), the reference taking the plan's side of
+// ties at kinks of piecewise ops. When they differ, the first forward value
 // (op, result, device) that differs is named; when the forward pass agrees,
-// the first differing parameter gradient. docs/Exec.md describes it.
+// the first op whose own backward computation differs. docs/Exec.md
+// describes it.
 //
 //===----------------------------------------------------------------------===//
 
@@ -34,6 +36,12 @@ struct PlanCheckOptions {
   /// The collective dual table the spmd backward uses; empty = the real
   /// table (weft::spmd::dualOf). Tests inject wrong duals here.
   DualLookup duals;
+  /// Resolve ties at kinks: where an input of a piecewise op (relu, clip,
+  /// max, min, compare, max_pool, reduce_max, top2_gating) lies within the
+  /// tolerance of a kink in the reference and the plan's value agrees
+  /// within the tolerance, the reference takes the plan's value (either
+  /// side is right; docs/Exec.md). Off only to show what it prevents.
+  bool resolveTies = true;
 };
 
 /// Where the spmd run first differs from the reference.
@@ -64,6 +72,10 @@ struct PlanCheckResult {
   /// Wall seconds of the reference and of the spmd run (forward +
   /// backward).
   double referenceSeconds = 0, spmdSeconds = 0;
+  /// Input elements of piecewise ops at which the reference took the plan's
+  /// side of a kink, and the number of ops they belong to.
+  int64_t tiesResolved = 0;
+  unsigned tieOps = 0;
   /// Set when !agree.
   std::optional<PlanMismatch> mismatch;
 };

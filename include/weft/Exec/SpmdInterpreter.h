@@ -104,6 +104,12 @@ public:
   /// With `keepGradients`: the per-device gradient of `v` (before any
   /// parameter synchronisation; partial over `v`'s id axes), or nullptr.
   const std::vector<Tensor> *lookupGradient(mlir::Value v) const;
+  /// With `keepGradients`: what the backward of `op` added to the gradient
+  /// of its operand `operand` (per device, in that operand's layout; for an
+  /// spmd.local, `operand` indexes its graph op's operands), or nullptr when
+  /// it added nothing.
+  const std::vector<Tensor> *lookupContribution(mlir::Operation *op,
+                                                unsigned operand) const;
   /// Synchronised gradients of trainable parameters, in program order.
   const std::vector<ParameterGradient> &getParameterGradients() const;
 

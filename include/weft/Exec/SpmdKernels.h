@@ -65,6 +65,12 @@ void allReduceStats(const spmd::ShardGeometry &geometry,
 Tensor combinedShard(const spmd::ShardGeometry &geometry, const DistValue &v,
                      unsigned d);
 
+/// The whole value of `v` (global `shape`) from its shards, each combined
+/// over the partial axes; where devices hold the same element, the
+/// lowest-numbered one's.
+Tensor wholeOf(const spmd::ShardGeometry &geometry, const DistValue &v,
+               llvm::ArrayRef<int64_t> shape);
+
 /// One spmd.local prepared for execution.
 struct LocalStep {
   mlir::Operation *local = nullptr;
