@@ -113,6 +113,94 @@ std::vector<Tensor> weft::exec::exchange(const spmd::ShardGeometry &g,
   return out;
 }
 
+namespace {
+
+bool within(const ShardBox &inner, const ShardBox &outer) {
+  for (size_t i = 0; i < inner.offsets.size(); ++i) {
+    if (inner.extents[i] == 0)
+      return true;
+    if (inner.offsets[i] < outer.offsets[i] ||
+        inner.offsets[i] + inner.extents[i] >
+            outer.offsets[i] + outer.extents[i])
+      return false;
+  }
+  return true;
+}
+
+/// Whether the union of `pieces` covers `box`: the box is cut into cells at
+/// every piece boundary and each cell must lie in some piece.
+bool covered(const ShardBox &box, llvm::ArrayRef<ShardBox> pieces) {
+  size_t rank = box.offsets.size();
+  std::vector<std::vector<int64_t>> cuts(rank);
+  for (size_t i = 0; i < rank; ++i) {
+    int64_t lo = box.offsets[i], hi = lo + box.extents[i];
+    if (hi <= lo)
+      return true;
+    cuts[i] = {lo, hi};
+    for (const ShardBox &p : pieces)
+      for (int64_t c : {p.offsets[i], p.offsets[i] + p.extents[i]})
+        if (c > lo && c < hi)
+          cuts[i].push_back(c);
+    llvm::sort(cuts[i]);
+    cuts[i].erase(std::unique(cuts[i].begin(), cuts[i].end()), cuts[i].end());
+  }
+  std::vector<size_t> cell(rank, 0);
+  while (true) {
+    ShardBox c;
+    for (size_t i = 0; i < rank; ++i) {
+      c.offsets.push_back(cuts[i][cell[i]]);
+      c.extents.push_back(cuts[i][cell[i] + 1] - cuts[i][cell[i]]);
+    }
+    if (llvm::none_of(pieces, [&](const ShardBox &p) {
+          return llvm::all_of(p.extents, [](int64_t e) { return e > 0; }) &&
+                 within(c, p);
+        }))
+      return false;
+    size_t i = rank;
+    while (i-- > 0) {
+      if (++cell[i] + 1 < cuts[i].size())
+        break;
+      cell[i] = 0;
+    }
+    if (i == size_t(-1))
+      return true;
+  }
+}
+
+} // namespace
+
+std::optional<unsigned> weft::exec::unreachableDevice(
+    const spmd::ShardGeometry &g, llvm::ArrayRef<int64_t> shape,
+    spmd::DistAttr from, spmd::DistAttr to, spmd::MeshAxes axes,
+    Exchange how) {
+  unsigned n = g.numDevices();
+  std::vector<ShardBox> fromBoxes(n);
+  for (unsigned d = 0; d < n; ++d)
+    fromBoxes[d] = g.shardBox(shape, from, d);
+  for (unsigned x = 0; x < n; ++x) {
+    ShardBox box = g.shardBox(shape, to, x);
+    if (how == Exchange::Own) {
+      if (!within(box, fromBoxes[x]) && !within(fromBoxes[x], box))
+        return x;
+      continue;
+    }
+    llvm::SmallVector<ShardBox, 8> pieces;
+    for (unsigned y : g.groupAlong(x, axes))
+      pieces.push_back(fromBoxes[y]);
+    if (!covered(box, pieces))
+      return x;
+  }
+  return std::nullopt;
+}
+
+std::string weft::exec::boxString(const ShardBox &box) {
+  std::string s = "[";
+  for (size_t i = 0; i < box.offsets.size(); ++i)
+    s += (i ? ", " : "") + std::to_string(box.offsets[i]) + ":" +
+         std::to_string(box.offsets[i] + box.extents[i]);
+  return s + "]";
+}
+
 void weft::exec::allReduceStats(const spmd::ShardGeometry &g,
                                 std::vector<std::vector<double>> &stats,
                                 spmd::MeshAxes axes, bool max) {

@@ -51,6 +51,34 @@ struct SpmdInterpreter::Impl {
   llvm::Error backwardOp(mlir::Operation &op,
                          llvm::DenseMap<mlir::Value, std::vector<Tensor>> &g);
   llvm::Error syncParameter(spmd::ParameterOp op, std::vector<Tensor> grads);
+  /// Exit 3 when `op`'s relayout asks a device for a piece its group does
+  /// not hold (SpmdKernels.h, unreachableDevice).
+  llvm::Error checkReachable(mlir::Operation *op, DistAttr from,
+                             mlir::Value result, DistAttr to,
+                             spmd::MeshAxes axes, Exchange how,
+                             llvm::StringRef pass) {
+    auto shape = result.getType().cast<mlir::RankedTensorType>().getShape();
+    std::optional<unsigned> x =
+        unreachableDevice(geo, shape, from, to, axes, how);
+    if (!x)
+      return llvm::Error::success();
+    std::string held;
+    llvm::SmallVector<unsigned, 8> readers{*x};
+    if (how != Exchange::Own)
+      readers = geo.groupAlong(*x, axes);
+    for (unsigned y : readers)
+      held += (held.empty() ? "" : ", ") + boxString(geo.shardBox(shape, from, y));
+    return makeError(
+        ExitVerifyFailed,
+        "{0} ({1}): device {2} must hold {3} of the value, which {4} ({5}); "
+        "a dim split on several mesh axes is split major axis first and "
+        "gathered minor axis first",
+        describeOp(op), pass, *x,
+        boxString(geo.shardBox(shape, to, *x)),
+        how == Exchange::Own ? "is not a slice of what it holds"
+                             : "the devices of its group do not hold",
+        held);
+  }
   std::vector<Tensor> relayout(const DistValue &in, mlir::Value result,
                                DistAttr to, spmd::MeshAxes axes, Exchange how) {
     if (how == Exchange::Copy && in.dist == to)
@@ -206,6 +234,9 @@ llvm::Error SpmdInterpreter::Impl::forwardOp(mlir::Operation &op,
       return badInput("{0}: operand has no value", describeOp(c));
     if (axis >= geo.numAxes())
       return badInput("{0}: axis {1} is not a mesh axis", describeOp(c), axis);
+    if (auto err = checkReachable(c, v->dist, out, to, 1u << axis, how,
+                                  "forward"))
+      return err;
     DistValue r;
     r.dist = to;
     r.shards = relayout(*v, out, to, 1u << axis, how);
@@ -515,6 +546,9 @@ llvm::Error SpmdInterpreter::Impl::backwardOp(
   // relayout back targets the operand's layout with partial entries read
   // as whole.
   DistAttr to = values[in].dist;
+  if (auto err = checkReachable(&op, gv.dist, in, to, 1u << axis, how,
+                                "backward"))
+    return err;
   std::vector<Tensor> back = relayout(gv, in, to, 1u << axis, how);
   keepContribution(&op, 0, in, back);
   addGrad(in, std::move(back));

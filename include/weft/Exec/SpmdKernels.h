@@ -54,6 +54,23 @@ std::vector<Tensor> exchange(const spmd::ShardGeometry &geometry,
                              spmd::DistAttr to, spmd::MeshAxes axes,
                              Exchange how);
 
+/// The first device whose result `exchange` cannot build from what it may
+/// read, or none: for Exchange::Own the new box must lie within the device's
+/// own box (a slice) or contain it (zero-padding); otherwise the group's
+/// boxes along `axes` must cover it. A dim split on several axes is nested
+/// only when split major axis first and gathered minor axis first
+/// (ShardGeometry orders its pieces axis 0 major); another order asks a
+/// device for rows no member of its group holds, which no collective can
+/// give.
+std::optional<unsigned> unreachableDevice(const spmd::ShardGeometry &geometry,
+                                          llvm::ArrayRef<int64_t> shape,
+                                          spmd::DistAttr from,
+                                          spmd::DistAttr to,
+                                          spmd::MeshAxes axes, Exchange how);
+
+/// "[0:3, 2:5]": a box's ranges per dim.
+std::string boxString(const spmd::ShardBox &box);
+
 /// Every device's vector replaced by the sum (or maximum) over its group
 /// along `axes` (vectors of one group have equal lengths).
 void allReduceStats(const spmd::ShardGeometry &geometry,
