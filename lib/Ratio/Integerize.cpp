@@ -300,6 +300,22 @@ static double planCost(const RatioProblem &p, const IntegerPlan &plan) {
   return evaluateSteps(p, high, low).total;
 }
 
+/// The class furthest over its capacity under `plan` (relative).
+static std::string worstClass(const RatioProblem &p, const IntegerPlan &plan) {
+  auto [high, low] = planShares(p, plan);
+  std::string worst;
+  double most = 0;
+  for (unsigned c = 0; c < p.memory.size(); ++c) {
+    double over = evaluateMemory(p, c, high, low) /
+                  std::max(p.classes[c].memoryCapacity, 1.0);
+    if (worst.empty() || over > most) {
+      most = over;
+      worst = p.classes[c].name;
+    }
+  }
+  return worst;
+}
+
 /// Names the class whose memory row alone stands between the model and a
 /// solution.
 static llvm::Error explainNoSizes(const RatioProblem &p, IntegerModel &model,
@@ -313,14 +329,13 @@ static llvm::Error explainNoSizes(const RatioProblem &p, IntegerModel &model,
       if (other != c && model.memoryRows[other])
         solver.add(*model.memoryRows[other]);
     if (solver.check() == z3::sat)
-      return makeError(ExitInfeasible,
-                       "no integer shard sizes fit in memory: device class "
-                       "'{0}' ({1} devices) lacks memory",
-                       p.classes[c].name, p.classes[c].count);
+      return memoryError(0,
+                         "no integer shard sizes fit in memory: device class "
+                         "'{0}' ({1} devices) lacks memory",
+                         p.classes[c].name, p.classes[c].count);
   }
-  return makeError(ExitInfeasible,
-                   "no integer shard sizes fit in memory on all classes "
-                   "together");
+  return memoryError(0, "no integer shard sizes fit in memory on all "
+                        "classes together");
 }
 
 namespace {
@@ -403,10 +418,20 @@ optimizeComponent(const RatioProblem &p, const Ratios &ratios,
     model.build();
     return explainNoSizes(p, model, ctx);
   }
-  return makeError(ExitInfeasible,
-                   "integer shard sizes: Z3 reached its resource limit ({0}) "
-                   "with no plan that fits in memory",
-                   options.resourceLimit);
+  // Z3 gave up (resource limit) and the rounding does not fit: repair the
+  // rounding against memory, then improve it.
+  IntegerPlan repaired = rounded;
+  if (repairMemory(p, repaired) == 0) {
+    improveLocally(p, repaired);
+    result.sizes = repaired.sizes;
+    return result;
+  }
+  return memoryError(0,
+                     "no integer shard sizes fit in memory: the rounding of "
+                     "the ratios repaired against memory still needs more "
+                     "than device class '{0}' holds (Z3 stopped at its "
+                     "resource limit of {1})",
+                     worstClass(p, repaired), options.resourceLimit);
 }
 
 llvm::Expected<IntegerPlan>

@@ -2,6 +2,7 @@
 
 #include "LocalSearch.h"
 #include "weft/Ratio/Objective.h"
+#include "llvm/ADT/SmallVector.h"
 #include <algorithm>
 #include <cmath>
 
@@ -16,8 +17,21 @@ struct Totals {
   std::vector<int64_t> units; // per segment
   std::vector<std::vector<int64_t>> total;
 
-  /// Cost of the current totals, infinite when over memory.
-  double cost() const {
+  Totals(const RatioProblem &p, const IntegerPlan &plan) : p(p) {
+    for (unsigned s = 0; s < p.segments.size(); ++s) {
+      int64_t unit = plan.units[s];
+      units.push_back(p.segments[s].extent / unit);
+      total.emplace_back();
+      for (unsigned c = 0; c < p.classes.size(); ++c) {
+        int64_t sum = 0;
+        for (int64_t size : plan.sizes[s][c])
+          sum += size / unit;
+        total.back().push_back(sum);
+      }
+    }
+  }
+
+  std::pair<Ratios, Ratios> shares() const {
     Ratios high(p.segments.size()), low(p.segments.size());
     for (unsigned s = 0; s < p.segments.size(); ++s) {
       double perUnit = 1.0 / units[s];
@@ -27,28 +41,68 @@ struct Totals {
         low[s].push_back(t / n * perUnit);
       }
     }
+    return {high, low};
+  }
+
+  /// Cost of the current totals, infinite when over memory.
+  double cost() const {
+    auto [high, low] = shares();
     for (unsigned c = 0; c < p.memory.size(); ++c)
       if (evaluateMemory(p, c, high, low) > p.classes[c].memoryCapacity)
         return INFINITY;
     return evaluateSteps(p, high, low).total;
+  }
+
+  /// Σ over classes of the memory beyond capacity, relative to capacity
+  /// (0: every class fits).
+  double overflow() const {
+    auto [high, low] = shares();
+    double out = 0;
+    for (unsigned c = 0; c < p.memory.size(); ++c) {
+      double cap = p.classes[c].memoryCapacity;
+      double need = evaluateMemory(p, c, high, low);
+      if (need > cap)
+        out += (need - cap) / std::max(cap, 1.0);
+    }
+    return out;
+  }
+
+  /// The unit counts a move of segment s from class a to class b tries:
+  /// one unit, what reaches the next level of either class (a plateau
+  /// breaker), and whole levels of a doubling up to what a holds.
+  llvm::SmallVector<int64_t, 16> moveSizes(unsigned s, unsigned a,
+                                           unsigned b) const {
+    int64_t na = p.classes[a].count, nb = p.classes[b].count;
+    int64_t ra = total[s][a] % na, rb = total[s][b] % nb;
+    llvm::SmallVector<int64_t, 16> ks{1, ra, nb - rb, na, nb};
+    for (int64_t k = 2 * na; k <= total[s][a]; k *= 2)
+      ks.push_back(k);
+    for (int64_t &k : ks)
+      k = std::min(k, total[s][a]);
+    return ks;
+  }
+
+  void move(unsigned s, unsigned a, unsigned b, int64_t k) {
+    total[s][a] -= k;
+    total[s][b] += k;
+  }
+
+  /// Writes the totals back as device sizes.
+  void writeTo(IntegerPlan &plan) const {
+    for (unsigned s = 0; s < p.segments.size(); ++s)
+      for (unsigned c = 0; c < p.classes.size(); ++c) {
+        int64_t n = p.classes[c].count, t = total[s][c];
+        std::vector<int64_t> &sizes = plan.sizes[s][c];
+        for (int64_t i = 0; i < n; ++i)
+          sizes[i] = (t / n + (i < t % n)) * plan.units[s];
+      }
   }
 };
 } // namespace
 
 double weft::ratio::improveLocally(const RatioProblem &p, IntegerPlan &plan,
                                    unsigned maxMoves) {
-  Totals t{p, {}, {}};
-  for (unsigned s = 0; s < p.segments.size(); ++s) {
-    int64_t unit = plan.units[s];
-    t.units.push_back(p.segments[s].extent / unit);
-    t.total.emplace_back();
-    for (unsigned c = 0; c < p.classes.size(); ++c) {
-      int64_t sum = 0;
-      for (int64_t size : plan.sizes[s][c])
-        sum += size / unit;
-      t.total.back().push_back(sum);
-    }
-  }
+  Totals t(p, plan);
   double best = t.cost();
   unsigned numClasses = p.classes.size();
   for (unsigned moves = 0; moves < maxMoves; ++moves) {
@@ -72,11 +126,9 @@ double weft::ratio::improveLocally(const RatioProblem &p, IntegerPlan &plan,
             k = std::min(k, t.total[s][a]);
             if (k <= 0)
               continue;
-            t.total[s][a] -= k;
-            t.total[s][b] += k;
+            t.move(s, a, b, k);
             double cost = t.cost();
-            t.total[s][a] += k;
-            t.total[s][b] -= k;
+            t.move(s, b, a, k);
             if (cost < bestCost * (1 - 1e-12)) {
               bestCost = cost;
               bestS = s;
@@ -89,16 +141,51 @@ double weft::ratio::improveLocally(const RatioProblem &p, IntegerPlan &plan,
     }
     if (bestK == 0)
       break;
-    t.total[bestS][bestA] -= bestK;
-    t.total[bestS][bestB] += bestK;
+    t.move(bestS, bestA, bestB, bestK);
     best = bestCost;
   }
-  for (unsigned s = 0; s < p.segments.size(); ++s)
-    for (unsigned c = 0; c < numClasses; ++c) {
-      int64_t n = p.classes[c].count, total = t.total[s][c];
-      std::vector<int64_t> &sizes = plan.sizes[s][c];
-      for (int64_t i = 0; i < n; ++i)
-        sizes[i] = (total / n + (i < total % n)) * plan.units[s];
-    }
+  t.writeTo(plan);
   return best;
+}
+
+double weft::ratio::repairMemory(const RatioProblem &p, IntegerPlan &plan,
+                                 unsigned maxMoves) {
+  Totals t(p, plan);
+  double over = t.overflow();
+  unsigned numClasses = p.classes.size();
+  for (unsigned moves = 0; moves < maxMoves && over > 0; ++moves) {
+    // The move that lowers the overflow most.
+    double bestOver = over;
+    unsigned bestS = 0, bestA = 0, bestB = 0;
+    int64_t bestK = 0;
+    for (unsigned s = 0; s < p.segments.size(); ++s) {
+      if (p.segments[s].fixedRatios)
+        continue;
+      for (unsigned a = 0; a < numClasses; ++a)
+        for (unsigned b = 0; b < numClasses; ++b) {
+          if (a == b || t.total[s][a] == 0)
+            continue;
+          for (int64_t k : t.moveSizes(s, a, b)) {
+            if (k <= 0)
+              continue;
+            t.move(s, a, b, k);
+            double o = t.overflow();
+            t.move(s, b, a, k);
+            if (o < bestOver * (1 - 1e-12)) {
+              bestOver = o;
+              bestS = s;
+              bestA = a;
+              bestB = b;
+              bestK = k;
+            }
+          }
+        }
+    }
+    if (bestK == 0)
+      break;
+    t.move(bestS, bestA, bestB, bestK);
+    over = bestOver;
+  }
+  t.writeTo(plan);
+  return over;
 }

@@ -2,7 +2,8 @@
 //
 // Steepest descent over moves of alignment units between the classes of one
 // segment, scored by the true objective: turns the rounded LP solution into a
-// better incumbent before Z3 searches (and bounds) the rest.
+// better incumbent before Z3 searches (and bounds) the rest; scored by the
+// memory beyond capacity, it repairs a rounding that does not fit.
 //
 //===----------------------------------------------------------------------===//
 
@@ -18,6 +19,15 @@ namespace ratio {
 /// worse, stops after `maxMoves` accepted moves. Returns its cost.
 double improveLocally(const RatioProblem &problem, IntegerPlan &plan,
                       unsigned maxMoves = 10000);
+
+/// Moves alignment units of `plan` (sizes valid) between classes, each
+/// move the one that lowers the memory beyond capacity the most (summed
+/// over classes, relative to capacity), until every class fits, no move
+/// helps, or `maxMoves` moves. Returns what is left of the overflow (0:
+/// the plan fits). The fallback when Z3 gives up on a rounding that does
+/// not fit.
+double repairMemory(const RatioProblem &problem, IntegerPlan &plan,
+                    unsigned maxMoves = 10000);
 
 } // namespace ratio
 } // namespace weft

@@ -406,6 +406,8 @@ searchRound(mlir::ModuleOp graph, const ClusterSpec &spec,
     if (llvm::is_contained(tried, seed->choices))
       continue;
     tried.push_back(seed->choices);
+    // A seed whose plan cannot be built or scored is no candidate; the
+    // search's own plan was built above.
     auto other = buildAndScore(seed->choices);
     if (!other) {
       llvm::consumeError(other.takeError());
@@ -548,25 +550,38 @@ llvm::Expected<SynthResult> weft::synthesize(mlir::ModuleOp graph,
   mlir::OwningOpRef<mlir::ModuleOp> current = bestPlan->clone();
   // The per-class ratios the last search ran at.
   std::vector<double> searchedAt = best.space->ratios;
+  // A round that cannot finish ends the alternation with the best plan so
+  // far; the reason is reported (a progress line and SynthStats).
+  auto stopAlternation = [&](unsigned round, llvm::StringRef stage,
+                             llvm::Error err) {
+    std::string why = llvm::toString(std::move(err));
+    stats.alternationStop = (stage + ": " + why).str();
+    if (options.progress)
+      options.progress(llvm::formatv("alternation stopped in round {0} at "
+                                     "the {1}: {2}; keeping the best plan "
+                                     "found",
+                                     round + 1, stage, why)
+                           .str());
+  };
   for (unsigned round = 0; !options.fixedRatios && round < kMaxRounds;
        ++round) {
     auto assigned = ratio::assignRatios(*current, spec, options.eval);
     if (!assigned) {
-      llvm::consumeError(assigned.takeError());
+      stopAlternation(round, "ratio LP", assigned.takeError());
       break;
     }
     clock.lap("ratio LP");
     dump("assign-ratios", *current);
     auto selected = ratio::selectCollectives(*current, spec, options.eval);
     if (!selected) {
-      llvm::consumeError(selected.takeError());
+      stopAlternation(round, "collective choice", selected.takeError());
       break;
     }
     dump("select-collectives", *current);
     ++stats.alternations;
     auto estimate = evaluatePlan(*current, spec, options.eval);
     if (!estimate) {
-      llvm::consumeError(estimate.takeError());
+      stopAlternation(round, "evaluation", estimate.takeError());
       break;
     }
     clock.lap("collective choice and scoring");
@@ -605,7 +620,7 @@ llvm::Expected<SynthResult> weft::synthesize(mlir::ModuleOp graph,
     auto again =
         searchRound(graph, spec, options, ratios, next, recompute, clock);
     if (!again) {
-      llvm::consumeError(again.takeError());
+      stopAlternation(round, "search at the LP's ratios", again.takeError());
       break;
     }
     stats.expansions += again->found.expansions;
@@ -627,10 +642,16 @@ llvm::Expected<SynthResult> weft::synthesize(mlir::ModuleOp graph,
     ratio::IntegerizeOptions io;
     io.align = options.align;
     auto sizes = ratio::integerizePlan(*bestPlan, spec, options.eval, io);
-    if (!sizes)
+    if (!sizes) {
+      // No sizes that fit memory is the user's exit 2 (gradient
+      // accumulation may then fit); anything else is ours.
+      llvm::Error err = sizes.takeError();
+      if (isMemoryShortfall(err))
+        return err;
       return makeError(ExitInternal,
                        "synthesis: integer shard sizes failed: {0}",
-                       llvm::toString(sizes.takeError()));
+                       llvm::toString(std::move(err)));
+    }
     result.continuousStepSeconds = sizes->continuousCost;
     result.integerStepSeconds = sizes->integerCost;
     clock.lap("integer sizes (Z3)");

@@ -16,9 +16,12 @@ weft::estimateBaselines(mlir::ModuleOp graph, const ClusterSpec &spec,
                         DType dtype, const ProfileDB *db,
                         double trainingFlops) {
   std::vector<BaselineRow> rows;
+  // Evaluated as every plan weftc shows is: with gradient-sync overlap
+  // (the synthesised plan and plan.json use the same figures).
   EvalOptions options;
   options.dtype = dtype;
   options.profile = db;
+  options.overlapGradientSync = true;
   double bound = lowerBoundSeconds(trainingFlops, spec, dtype);
   for (BaselineKind kind : allBaselines()) {
     auto built = buildBaseline(kind, graph, spec, dtype);

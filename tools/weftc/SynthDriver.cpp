@@ -8,6 +8,7 @@
 #include "weft/Baselines/Baselines.h"
 #include "weft/Support/Error.h"
 #include "weft/Support/Units.h"
+#include "weft/Synth/PlanChoice.h"
 #include "weft/Synth/Synthesize.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FormatVariadic.h"
@@ -243,71 +244,47 @@ llvm::Error weft::synthesizeAndWrite(const SynthFlags &flags,
 
   if (!dumpError.empty())
     return badInput("--dump-dir: {0}", dumpError);
-  EvalOptions final = in.eval;
-  final.overlapGradientSync = true;
-  auto estimate = evaluatePlan(*plan, in.spec, final);
-  if (!estimate)
-    return estimate.takeError();
-  PlanContext context = in.context;
-  context.searchStepSeconds = estimate->stepSeconds;
-  context.synthesis = record;
-  context.source = "search";
-
-  os << llvm::formatv(
-      "plan:                {0} per step (estimate; synthesis {1} wall, {2} "
-      "expansions, gap {3:P}{4}{5})\n",
-      formatSeconds(estimate->stepSeconds), formatSeconds(record.wallSeconds),
-      record.expansions, record.gap, record.capped ? ", capped" : "",
-      record.cached ? ", from the plan cache" : "");
-  // The baselines are re-evaluated exactly as the plan is (gradient-sync
-  // overlap included), so the comparison is like for like; a baseline that
-  // is faster and fits is written instead, and plan.json says so.
-  context.baselines.clear();
-  const BaselineRow *better = nullptr;
-  std::optional<PlanEstimate> betterEstimate;
   auto baselines = in.baselines();
   if (!baselines)
     return baselines.takeError();
-  for (const BaselineRow &row : **baselines) {
-    auto b = evaluatePlan(*row.plan, in.spec, final);
-    if (!b)
-      return b.takeError();
-    context.baselines.emplace_back(row.name, b->stepSeconds);
-    os << llvm::formatv("  vs {0,-6} {1,10} ({2:F2}x; re-evaluated like the "
+  std::vector<CandidatePlan> candidates;
+  for (const BaselineRow &row : **baselines)
+    candidates.push_back({row.name, *row.plan});
+  auto chosen = choosePlan(std::move(plan), candidates, in.spec, in.eval);
+  if (!chosen)
+    return chosen.takeError();
+  PlanContext context = in.context;
+  context.synthesis = record;
+  context.searchStepSeconds = chosen->searchEstimate.stepSeconds;
+  context.source = chosen->source;
+  os << llvm::formatv(
+      "plan:                {0} per step (estimate; synthesis {1} wall, {2} "
+      "expansions, gap {3:P}{4}{5})\n",
+      formatSeconds(chosen->searchEstimate.stepSeconds),
+      formatSeconds(record.wallSeconds), record.expansions, record.gap,
+      record.capped ? ", capped" : "",
+      record.cached ? ", from the plan cache" : "");
+  // The baselines are evaluated exactly as the plan is (gradient-sync
+  // overlap included), so the comparison is like for like; a baseline that
+  // is faster and fits is written instead, and plan.json says so.
+  context.baselines.clear();
+  for (const auto &[name, b] : chosen->candidates) {
+    context.baselines.emplace_back(name, b.stepSeconds);
+    os << llvm::formatv("  vs {0,-6} {1,10} ({2:F2}x; evaluated like the "
                         "plan, with gradient-sync overlap{3})\n",
-                        row.name, formatSeconds(b->stepSeconds),
-                        b->stepSeconds / estimate->stepSeconds,
-                        b->fits ? "" : "; does not fit in memory");
-    double best =
-        betterEstimate ? betterEstimate->stepSeconds : estimate->stepSeconds;
-    if (b->fits && (b->stepSeconds < best || !estimate->fits)) {
-      better = &row;
-      betterEstimate = std::move(*b);
-    }
+                        name, formatSeconds(b.stepSeconds),
+                        b.stepSeconds / chosen->searchEstimate.stepSeconds,
+                        b.fits ? "" : "; does not fit in memory");
   }
-  if (better) {
+  if (chosen->source != "search")
     os << llvm::formatv("writing {0}: it beats the search's plan\n",
-                        better->name);
-    plan = mlir::OwningOpRef<mlir::ModuleOp>(better->plan.get().clone());
-    estimate = std::move(*betterEstimate);
-    context.source = better->name;
-  }
-  if (!estimate->fits) {
-    const DeviceMemoryEstimate *worst = nullptr;
-    for (const DeviceMemoryEstimate &m : estimate->memory)
-      if (!worst || m.peakBytes() - m.capacityBytes >
-                        worst->peakBytes() - worst->capacityBytes)
-        worst = &m;
-    double usable = worst->capacityBytes * (1 - final.reservedMemoryFraction);
-    return memoryError(
-        0,
-        "no plan fits in memory: mesh device {0} ({1}) needs {2} "
-        "under the plan found, more than the {3} it may use "
-        "({4} less the {5}% reserve)",
-        worst->device, worst->type, formatBytes(worst->peakBytes()),
-        formatBytes(usable), formatBytes(worst->capacityBytes),
-        int(std::lround(100 * final.reservedMemoryFraction)));
-  }
+                        chosen->source);
+  EvalOptions final = in.eval;
+  final.overlapGradientSync = true;
+  if (!chosen->estimate.fits)
+    return shortOfMemory(chosen->estimate, final);
+  plan = std::move(chosen->plan);
+  auto estimate = &chosen->estimate;
   if (flags.explain)
     printExplain(*plan, *estimate, os);
   if (auto err = writePlanFiles(outDir, *plan, in.spec, *estimate, context))

@@ -7,11 +7,11 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "Accumulation.h"
 #include "BaselineReport.h"
 #include "PlanOutput.h"
 #include "Spmd/IR/SpmdDialect.h"
 #include "SynthDriver.h"
+#include "weft/Synth/PlanChoice.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/MLIRContext.h"
 #include "weft/Analysis/GraphCostModel.h"
@@ -284,8 +284,7 @@ int run(Options &opts) {
       return reportError("weftc", counts.takeError());
     // With --json stdout holds only the JSON document.
     llvm::raw_ostream &os = opts.json ? llvm::errs() : llvm::outs();
-    for (size_t i = 0; i < counts->size();) {
-      int64_t m = (*counts)[i];
+    auto attempt = [&](int64_t m) -> llvm::Error {
       // Gradient accumulation: the graph of one micro-batch, and the
       // baselines on it.
       mlir::OwningOpRef<mlir::ModuleOp> micro;
@@ -295,14 +294,12 @@ int run(Options &opts) {
         mio.batch = *io->batch / m;
         auto imported = importOnnxFile(context, opts.model, mio);
         if (!imported)
-          return reportError(
-              "weftc",
-              makeError(ExitInfeasible,
-                        "no plan fits memory at {0} samples per step, and "
-                        "the model does not import at {1} per micro-batch: "
-                        "{2}",
-                        *io->batch, *mio.batch,
-                        llvm::toString(imported.takeError())));
+          return makeError(ExitInfeasible,
+                           "no plan fits memory at {0} samples per step, and "
+                           "the model does not import at {1} per "
+                           "micro-batch: {2}",
+                           *io->batch, *mio.batch,
+                           llvm::toString(imported.takeError()));
         micro = std::move(*imported);
         (*micro)->setAttr(spmd::SpmdDialect::kMicroBatchesAttr,
                           mlir::Builder(&context).getI64IntegerAttr(m));
@@ -317,37 +314,24 @@ int run(Options &opts) {
                            return baselinesOf(graph, m > 1 ? microBaselines
                                                            : baselines);
                          }};
-      llvm::Error err = synthesizeAndWrite(opts.synth, inputs, opts.outDir, os);
-      if (!err && m > 1) {
-        // DIR/graph.mlir is the program the plan runs: one micro-batch.
-        if (auto werr =
-                writeFile(std::string(graphPath), [&](llvm::raw_ostream &os) {
-                  (*micro)->print(os);
-                  os << "\n";
-                }))
-          return reportError("weftc", std::move(werr));
-      }
-      if (!err)
-        break;
-      double overflow = 0;
-      if (i + 1 == counts->size() || !isMemoryShortfall(err, &overflow))
-        return reportError("weftc", std::move(err));
-      // Activations shrink at most in proportion to the micro-batch: skip
-      // the counts that cannot cover the overflow (given only where it
-      // bounds every plan of that program; the last count is always
-      // tried).
-      ++i;
-      while (i + 1 < counts->size() && (*counts)[i] < m * overflow)
-        ++i;
-      int64_t next = (*counts)[i];
-      llvm::errs() << llvm::formatv(
-          "weftc: {0}\nweftc: trying gradient accumulation: {1} "
-          "micro-batches of {2} samples per step{3}\n",
-          llvm::toString(std::move(err)), next, *io->batch / next,
-          overflow > 1
-              ? llvm::formatv(" (memory short {0:f2}x)", overflow).str()
-              : std::string());
-    }
+      if (auto err = synthesizeAndWrite(opts.synth, inputs, opts.outDir, os))
+        return err;
+      if (m == 1)
+        return llvm::Error::success();
+      // DIR/graph.mlir is the program the plan runs: one micro-batch.
+      return writeFile(std::string(graphPath), [&](llvm::raw_ostream &os) {
+        (*micro)->print(os);
+        os << "\n";
+      });
+    };
+    auto progress = [](llvm::StringRef lines) {
+      llvm::SmallVector<llvm::StringRef> parts;
+      lines.split(parts, '\n');
+      for (llvm::StringRef line : parts)
+        llvm::errs() << "weftc: " << line << "\n";
+    };
+    if (auto err = withAccumulation(*counts, *io->batch, attempt, progress))
+      return reportError("weftc", std::move(err));
   }
   if (!synthesise)
     llvm::errs() << "weftc: wrote " << graphPath << " and " << summaryPath

@@ -70,10 +70,16 @@ def Synthesize : Pass<"spmd-synthesize", "::mlir::ModuleOp"> {
     per-collective variant choice while the cost strictly improves, then
     integer shard sizes (Z3). The module keeps no graph-level ops outside
     `spmd.local` regions; its attributes carry the mesh, the segments and the
-    model's fingerprint. With `report`, a remark gives the search statistics
-    and the step time (estimates).
+    model's fingerprint. With `baselines` (the default) the plan written is
+    chosen as `weftc -o` chooses it (weft/Synth/PlanChoice.h): DP-EV, DP-CP
+    and TP-DP are built from the same program and a baseline that fits and
+    is faster than the search's plan (both evaluated with gradient-sync
+    overlap) replaces it. With `report`, a remark gives the search
+    statistics, the step time (estimates) and which plan was kept.
   }];
   let options = !listconcat(ClusterOptions, [
+    Option<"baselines", "baselines", "bool", /*default=*/"true",
+           "keep a baseline that fits and beats the search's plan">,
     Option<"heuristic", "heuristic", "std::string", /*default=*/"\"admissible\"",
            "A* heuristic: admissible | zero">,
     Option<"memo", "memo", "bool", /*default=*/"true",

@@ -56,6 +56,9 @@ void spmd::registerSynthesisPipeline() {
         s.dtype = o.dtype;
         s.fixedRatios = true;
         s.maxExpansions = o.maxExpansions;
+        // The baselines compete with the finished plan (spmd-synthesize,
+        // weftc -o), not with one stage's.
+        s.baselines = false;
         pm.addPass(createSynthesize(s));
         dump("search");
         AssignRatiosOptions a;

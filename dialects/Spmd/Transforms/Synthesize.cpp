@@ -5,6 +5,8 @@
 //===----------------------------------------------------------------------===//
 
 #include "weft/Synth/Synthesize.h"
+#include "weft/Baselines/Baselines.h"
+#include "weft/Synth/PlanChoice.h"
 #include "PassSupport.h"
 #include "Spmd/Transforms/Passes.h"
 #include "weft/Support/Error.h"
@@ -43,13 +45,23 @@ struct SynthesizePass : public spmd::impl::SynthesizeBase<SynthesizePass> {
     options.fixedRatios = fixedRatios;
     options.maxExpansions = maxExpansions;
     options.align = align;
+    if (report)
+      options.progress = [op = module.getOperation()](llvm::StringRef line) {
+        op->emitRemark() << line;
+      };
     auto result = synthesize(module, *spec, options);
     if (!result) {
       spmd::emitPassError(module, getArgument(), result.takeError());
       return signalPassFailure();
     }
+    auto chosen = choose(module, *spec, options.eval,
+                         std::move(result->plan));
+    if (!chosen) {
+      spmd::emitPassError(module, getArgument(), chosen.takeError());
+      return signalPassFailure();
+    }
     // The module becomes the plan: its ops and its attributes.
-    mlir::ModuleOp plan = *result->plan;
+    mlir::ModuleOp plan = *chosen->plan;
     module.getBody()->getOperations().clear();
     module.getBody()->getOperations().splice(module.getBody()->end(),
                                              plan.getBody()->getOperations());
@@ -57,10 +69,40 @@ struct SynthesizePass : public spmd::impl::SynthesizeBase<SynthesizePass> {
     if (report)
       module.emitRemark() << llvm::formatv(
           "synthesised: {0} expansions, gap {1:P}{2}, {3} alternation(s); "
-          "search step time {4:e6} s, evaluated {5:e6} s (estimates)",
+          "search step time {4:e6} s, evaluated {5:e6} s (estimates); "
+          "written: {6}",
           result->stats.expansions, result->stats.gap,
           result->stats.capped ? ", capped" : "", result->stats.alternations,
-          result->searchStepSeconds, result->evaluatedStepSeconds);
+          result->searchStepSeconds, result->evaluatedStepSeconds,
+          chosen->source);
+  }
+
+  /// The plan to write (weft/Synth/PlanChoice.h), with the baselines of the
+  /// graph program `graph` as candidates when `baselines` is set.
+  llvm::Expected<ChosenPlan> choose(mlir::ModuleOp graph,
+                                    const ClusterSpec &spec,
+                                    const EvalOptions &eval,
+                                    mlir::OwningOpRef<mlir::ModuleOp> plan) {
+    std::vector<BaselinePlan> built;
+    std::vector<CandidatePlan> candidates;
+    if (baselines)
+      for (BaselineKind kind : allBaselines()) {
+        auto b = buildBaseline(kind, graph, spec, eval.dtype);
+        if (!b)
+          return b.takeError();
+        built.push_back(std::move(*b));
+        candidates.push_back(
+            {baselineName(kind).str(), *built.back().plan});
+      }
+    auto chosen = choosePlan(std::move(plan), candidates, spec, eval);
+    if (!chosen)
+      return chosen.takeError();
+    if (!chosen->estimate.fits) {
+      EvalOptions final = eval;
+      final.overlapGradientSync = true;
+      return shortOfMemory(chosen->estimate, final);
+    }
+    return chosen;
   }
 };
 } // namespace

@@ -32,7 +32,8 @@ constexpr uint64_t kDefaultMaxExpansions = 150000;
 /// expansion limits and the hopeless-search stop normally end it first).
 constexpr double kDefaultTimeLimitSeconds = 20;
 /// Always applied unless SynthOptions::maxStateBytes says otherwise: the
-/// estimated bytes of the search's tables (about 2 GB of RSS).
+/// estimated bytes of the search's tables (1 GiB; the process's resident
+/// size is larger: MLIR, the plans and the block memo come on top).
 constexpr uint64_t kDefaultMaxStateBytes = uint64_t(1) << 30;
 
 /// Switches and limits of synthesize().
@@ -79,6 +80,9 @@ struct SynthStats {
   bool capped = false;
   /// Rounds of A* → ratio LP done (0 with fixedRatios).
   unsigned alternations = 0;
+  /// Why the alternation stopped before it converged ("" when it did, or
+  /// ran out of rounds): the stage and its error.
+  std::string alternationStop;
 };
 
 /// One collective inserted before an op.

@@ -228,6 +228,51 @@ TEST(Integerize, RespectsMemoryWhereRoundingDoesNot) {
   EXPECT_NEAR(plan->integerCost, 7.0 / 9, 1e-12);
 }
 
+// The same problem with a resource limit too small for Z3: the rounding (3
+// units on class 1) is over memory, so it is repaired against memory (one
+// unit back to class 0) instead of giving up.
+TEST(Integerize, ResourceLimitRepairsARoundingOverMemory) {
+  RatioProblem p = makeProblem({1, 1}, 9, 1);
+  p.classes[0].memoryCapacity = 100;
+  p.classes[1].memoryCapacity = 30;
+  p.memory = {linear(0, 0, 0, 100), linear(0, 0, 1, 100)};
+  Step &step = addStep(p);
+  step.perClass[0].compute = linear(0, 0, 0, 1);
+  step.perClass[1].compute = linear(0, 0, 1, 0.1);
+  auto sol = solveRatios(p);
+  ASSERT_TRUE(bool(sol));
+  IntegerizeOptions options;
+  options.resourceLimit = 1;
+  auto plan = integerize(p, *sol, options);
+  ASSERT_TRUE(bool(plan)) << messageOf(plan.takeError());
+  EXPECT_FALSE(plan->provedOptimal);
+  EXPECT_EQ(plan->sizes[0][0], std::vector<int64_t>{7});
+  EXPECT_EQ(plan->sizes[0][1], std::vector<int64_t>{2});
+  expectValidSizes(p, *plan, options);
+}
+
+// With the resource limit and no sizes in memory at all, the repair falls
+// short too: a memory shortfall (exit 2) naming a class, never exit 4.
+TEST(Integerize, ResourceLimitWithNoSizesInMemoryIsAShortfall) {
+  RatioProblem p = makeProblem({1, 1}, 5, 1);
+  p.classes[0].name = "wide";
+  p.classes[0].memoryCapacity = 75;
+  p.classes[1].memoryCapacity = 30;
+  p.memory = {linear(0, 0, 0, 100), linear(0, 0, 1, 100)};
+  Step &step = addStep(p);
+  step.perClass[0].compute = linear(0, 0, 0, 1);
+  step.perClass[1].compute = linear(0, 0, 1, 1);
+  auto sol = solveRatios(p);
+  ASSERT_TRUE(bool(sol)) << messageOf(sol.takeError());
+  IntegerizeOptions options;
+  options.resourceLimit = 1;
+  auto plan = integerize(p, *sol, options);
+  ASSERT_FALSE(bool(plan));
+  auto [code, message] = codeAndMessage(plan.takeError());
+  EXPECT_EQ(code, ExitInfeasible);
+  EXPECT_NE(message.find("device class '"), std::string::npos) << message;
+}
+
 // Extent 5: memory lets class 0 hold ≤ 3 units (4/5 > 0.75) and class 1 ≤ 1
 // unit (2/5 > 0.3): 4 < 5, no integer sizes, though the LP is feasible
 // (0.75 + 0.3 ≥ 1). Without class 0's row, 4 + 1 units fit: it is named.
