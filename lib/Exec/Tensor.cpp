@@ -8,22 +8,6 @@
 
 using namespace weft::exec;
 
-const char *weft::exec::elementTypeName(ElementType type) {
-  switch (type) {
-  case ElementType::F32:
-    return "f32";
-  case ElementType::BF16:
-    return "bf16";
-  case ElementType::F16:
-    return "f16";
-  case ElementType::I64:
-    return "i64";
-  case ElementType::I1:
-    return "i1";
-  }
-  return "?";
-}
-
 int64_t weft::exec::numElementsOf(llvm::ArrayRef<int64_t> shape) {
   int64_t n = 1;
   for (int64_t d : shape)

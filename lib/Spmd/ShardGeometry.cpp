@@ -127,14 +127,6 @@ MeshAxes ShardGeometry::identityAxes(DistAttr dist) {
   return m;
 }
 
-MeshAxes ShardGeometry::partialAxes(DistAttr dist) {
-  MeshAxes m = 0;
-  for (auto [a, e] : llvm::enumerate(dist.getAxes()))
-    if (e.isPartial())
-      m |= 1u << a;
-  return m;
-}
-
 const ShardGeometry::Split &ShardGeometry::splitOf(int64_t segment,
                                                    MeshAxes axes) const {
   auto key = std::make_pair(segment, axes);

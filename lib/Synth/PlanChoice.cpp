@@ -46,9 +46,12 @@ weft::choosePlan(mlir::OwningOpRef<mlir::ModuleOp> plan,
     if (!b)
       return b.takeError();
     out.candidates.emplace_back(c.name, *b);
+    // The fastest candidate that fits; any that fits beats a search's plan
+    // that does not.
+    bool first = !betterEstimate && !own->fits;
     double best = betterEstimate ? betterEstimate->stepSeconds
                                  : own->stepSeconds;
-    if (b->fits && (b->stepSeconds < best || !own->fits)) {
+    if (b->fits && (first || b->stepSeconds < best)) {
       better = &c;
       betterEstimate = std::move(*b);
     }

@@ -1,8 +1,9 @@
-//===- Passes.h - spmd dialect passes ----------------------------*- C++
-//-*-===//
+//===- Passes.h - spmd dialect passes -----------------------------*- C++ -*-===//
 //
-// spmd-assign-ratios, spmd-select-collectives, spmd-integerize
-// (docs/Ratios.md). Each runs alone on a plan module with `cluster=<yaml>`.
+// spmd-synthesize (docs/Synthesis.md), spmd-assign-ratios,
+// spmd-select-collectives, spmd-integerize (docs/Ratios.md) and
+// spmd-dump; each runs alone on a module, the first four with
+// `cluster=<yaml>`. Pipeline.h registers spmd-synthesis-pipeline.
 //
 //===----------------------------------------------------------------------===//
 

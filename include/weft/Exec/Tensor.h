@@ -27,8 +27,6 @@ inline bool isFloatType(ElementType type) {
          type == ElementType::F16;
 }
 
-/// The name of an element type as MLIR prints it ("f32", "i64", ...).
-const char *elementTypeName(ElementType type);
 
 using Shape = llvm::SmallVector<int64_t, 4>;
 

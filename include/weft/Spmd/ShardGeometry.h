@@ -66,9 +66,8 @@ public:
 
   /// The mesh axes on which `dist` splits tensor dim `dim`.
   static MeshAxes splitAxes(DistAttr dist, unsigned dim);
-  /// The mesh axes whose entry in `dist` is `id` (resp. partial).
+  /// The mesh axes whose entry in `dist` is `id`.
   static MeshAxes identityAxes(DistAttr dist);
-  static MeshAxes partialAxes(DistAttr dist);
 
   /// Extent and global offset of dim `dim` of a value of global shape
   /// `shape` distributed as `dist`, on device `d`.

@@ -3,9 +3,13 @@
 #include "weft/Synth/PlanChoice.h"
 #include "../Eval/EvalTestUtil.h"
 #include "MlpGraph.h"
+#include "Spmd/IR/SpmdDialect.h"
+#include "mlir/IR/Builders.h"
 #include "weft/Baselines/Baselines.h"
 #include "weft/Support/Error.h"
 #include "gtest/gtest.h"
+#include <algorithm>
+#include <cmath>
 
 using namespace weft;
 using namespace weft::test;
@@ -88,6 +92,74 @@ TEST(PlanChoice, NoPlanThatFitsIsAMemoryShortfall) {
   EXPECT_NE(message.find("no plan fits in memory: mesh device"),
             std::string::npos)
       << message;
+}
+
+/// The fitting candidate of `chosen` with the least step time.
+std::string fastestThatFits(const ChosenPlan &chosen) {
+  std::string name;
+  double best = INFINITY;
+  for (const auto &[n, e] : chosen.candidates)
+    if (e.fits && e.stepSeconds < best) {
+      best = e.stepSeconds;
+      name = n;
+    }
+  return name;
+}
+
+TEST(PlanChoice, OfCandidatesThatFitTheFastestReplacesAPlanThatDoesNot) {
+  mlir::MLIRContext ctx;
+  auto graph = parsePlan(ctx, kMlp);
+  ASSERT_TRUE(graph);
+  ClusterSpec toy = toyCluster();
+  EvalOptions options;
+  options.reservedMemoryFraction = 0;
+  options.overlapGradientSync = true;
+  // The slow device's memory between what DP-CP and DP-EV need there (DP-EV
+  // gives it more rows): DP-EV, the "search's" plan, does not fit.
+  auto evenOnToy = evaluatePlan(*baseline(*graph, toy, BaselineKind::DPEven),
+                                toy, options);
+  auto propOnToy = evaluatePlan(
+      *baseline(*graph, toy, BaselineKind::DPCompute), toy, options);
+  ASSERT_TRUE(bool(evenOnToy) && bool(propOnToy));
+  double need = evenOnToy->memory[1].peakBytes();
+  double less = propOnToy->memory[1].peakBytes();
+  ASSERT_LT(less, need);
+  std::string text = kToyCluster;
+  size_t at = text.find("memory: 8 GB");
+  ASSERT_NE(at, std::string::npos);
+  text.replace(at, 12,
+               "memory: " + std::to_string((need + less) / 2 / 1e6) + " MB");
+  auto spec = parseClusterSpec(text, "toy-tight.yaml");
+  ASSERT_TRUE(bool(spec)) << llvm::toString(spec.takeError());
+  std::vector<mlir::OwningOpRef<mlir::ModuleOp>> plans;
+  std::vector<CandidatePlan> candidates;
+  for (BaselineKind kind : allBaselines()) {
+    plans.push_back(baseline(*graph, *spec, kind));
+    candidates.push_back({baselineName(kind).str(), *plans.back()});
+  }
+  // A slower plan that fits as well: DP-CP run as two micro-batches of the
+  // same size (twice the compute, the same memory).
+  plans.push_back(baseline(*graph, *spec, BaselineKind::DPCompute));
+  (*plans.back())
+      ->setAttr(spmd::SpmdDialect::kMicroBatchesAttr,
+                mlir::Builder(&ctx).getI64IntegerAttr(2));
+  candidates.push_back({"DP-CP x2", *plans.back()});
+  for (bool reverse : {false, true}) {
+    std::vector<CandidatePlan> order = candidates;
+    if (reverse)
+      std::reverse(order.begin(), order.end());
+    auto chosen = choosePlan(baseline(*graph, *spec, BaselineKind::DPEven),
+                             order, *spec, options);
+    ASSERT_TRUE(bool(chosen)) << llvm::toString(chosen.takeError());
+    EXPECT_FALSE(chosen->searchEstimate.fits);
+    EXPECT_TRUE(chosen->estimate.fits);
+    EXPECT_EQ(chosen->source, fastestThatFits(*chosen)) << reverse;
+    unsigned fitting = llvm::count_if(chosen->candidates, [](const auto &c) {
+      return c.second.fits;
+    });
+    EXPECT_GE(fitting, 2u);
+
+  }
 }
 
 TEST(PlanChoice, MicroBatchCounts) {
