@@ -1,5 +1,4 @@
-//===- SearchSpace.h - The distributed instruction set at fixed ratios -*- C++
-//-*-===//
+//===- SearchSpace.h - The instruction set at fixed ratios ----*- C++ -*-===//
 //
 // The program space the synthesizer searches (docs/Design.md §4, docs/Synthesis.md)
 // made explicit and IR-free after construction: a fixed topological order of
@@ -29,6 +28,7 @@
 #include "weft/Cluster/ClusterSpec.h"
 #include "weft/Eval/Evaluator.h"
 #include "weft/Spmd/Duals.h"
+#include "weft/Synth/MemoryTally.h"
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/Hashing.h"
 #include "llvm/ADT/SmallVector.h"
@@ -126,9 +126,6 @@ struct StorageOption {
   double optimizerSeconds = 0;
 };
 
-/// Per representative figures of a step.
-using RepVector = llvm::SmallVector<double, 8>;
-
 /// The search state (fixed position implied by the owner): the held set of
 /// every live value at the position, in SearchSpace::liveAt order.
 using StateKey = llvm::SmallVector<HeldId, 8>;
@@ -150,120 +147,11 @@ struct StepDetail {
   double commLeast = 0;
 };
 
-/// The result of applying one choice at one position.
-struct StepResult {
+/// The result of applying one choice at one position: its cost, the state
+/// after it and what it does to memory.
+struct StepResult : StepMemory {
   double cost = 0;
   StateKey next;
-  /// Memory committed by the step per representative (added).
-  RepVector committed;
-  /// Largest transient buffer of the step per representative.
-  RepVector transient;
-  /// The op is recomputed: `run` (its saved bytes) joins the open run.
-  /// Otherwise the step closes the open run, unless it is `neutral` (no
-  /// backward pass).
-  bool recompute = false, neutral = false;
-  RepVector run;
-};
-
-/// Memory of a partial plan per representative (docs/Synthesis.md
-/// "Recomputation"): committed bytes (parameters, optimizer state, kept
-/// activations and checkpoints), the largest transient so far (closed runs
-/// included) and the open run's saved bytes. Peak = committed +
-/// max(transient, run).
-struct MemoryTally {
-  RepVector committed, transient, run;
-  MemoryTally() = default;
-  explicit MemoryTally(unsigned reps)
-      : committed(reps, 0), transient(reps, 0), run(reps, 0) {}
-  unsigned size() const { return committed.size(); }
-  /// After one step.
-  void add(const StepResult &r) {
-    for (unsigned k = 0; k < size(); ++k) {
-      committed[k] += r.committed[k];
-      transient[k] = std::max(transient[k], r.transient[k]);
-      if (r.recompute) {
-        run[k] += r.run[k];
-      } else if (!r.neutral) {
-        transient[k] = std::max(transient[k], run[k]);
-        run[k] = 0;
-      }
-    }
-  }
-  MemoryTally after(const StepResult &r) const {
-    MemoryTally m = *this;
-    m.add(r);
-    return m;
-  }
-  double peak(unsigned k) const {
-    return committed[k] + std::max(transient[k], run[k]);
-  }
-  /// Flat layout (committed, transient, run) for compact tables.
-  static constexpr unsigned kFields = 3;
-  void store(double *out) const {
-    for (unsigned k = 0; k < size(); ++k) {
-      out[k] = committed[k];
-      out[size() + k] = transient[k];
-      out[2 * size() + k] = run[k];
-    }
-  }
-  static MemoryTally load(const double *in, unsigned reps) {
-    MemoryTally m(reps);
-    for (unsigned k = 0; k < reps; ++k) {
-      m.committed[k] = in[k];
-      m.transient[k] = in[reps + k];
-      m.run[k] = in[2 * reps + k];
-    }
-    return m;
-  }
-};
-
-/// What a fixed sequence of steps does to any memory tally, so that a
-/// trial which rejoins a plan's state can tell whether the rest of the plan
-/// fits without replaying it (lib/Synth/LocalSearch.cpp). Per
-/// representative: committed grows by `committed`; the largest transient
-/// becomes max(transient, largest, run + carried) when the sequence closes
-/// the open run (`carried`: the run it adds before its first closing step)
-/// and max(transient, largest) otherwise; the open run becomes `openRun`
-/// when it closes, else run + `openRun`.
-struct TallyEffect {
-  RepVector committed, largest, carried, openRun;
-  bool closes = false;
-  TallyEffect() = default;
-  /// No steps.
-  explicit TallyEffect(unsigned reps)
-      : committed(reps, 0), largest(reps, 0), carried(reps, 0),
-        openRun(reps, 0) {}
-  /// The effect of `r` followed by this sequence.
-  void prepend(const StepResult &r) {
-    for (unsigned k = 0; k < committed.size(); ++k) {
-      committed[k] += r.committed[k];
-      largest[k] = std::max(largest[k], r.transient[k]);
-      if (r.recompute) {
-        (closes ? carried : openRun)[k] += r.run[k];
-      } else if (!r.neutral) {
-        if (closes)
-          largest[k] = std::max(largest[k], carried[k]);
-        carried[k] = 0;
-      }
-    }
-    if (!r.recompute && !r.neutral)
-      closes = true;
-  }
-  /// `m` after the sequence: what MemoryTally::add step by step gives.
-  MemoryTally applyTo(const MemoryTally &m) const {
-    MemoryTally out = m;
-    for (unsigned k = 0; k < committed.size(); ++k) {
-      out.committed[k] += committed[k];
-      out.transient[k] = std::max(m.transient[k], largest[k]);
-      if (closes) {
-        out.transient[k] = std::max(out.transient[k], m.run[k] + carried[k]);
-        out.run[k] = openRun[k];
-      } else {
-        out.run[k] = m.run[k] + openRun[k];
-      }
-    }
-    return out;
-  }
 };
 
 /// The choice made at one position.
@@ -296,19 +184,32 @@ struct PackedKeyInfo {
   static bool isEqual(uint64_t a, uint64_t b) { return a == b; }
 };
 
-/// The space for one graph program, cluster and fixed ratios.
+class TreeBound;
+
+/// The space for one graph program, cluster and fixed ratios. Built once
+/// (lib/Synth/SpaceBuild.cpp), then read by the searches through the
+/// accessors below; only step() and the memoised pricing tables change
+/// after construction (lib/Synth/SpaceStep.cpp).
 class SearchSpace {
 public:
   ~SearchSpace();
-  SearchSpace(SearchSpace &&);
+  /// Not copied nor moved: the read-only views below refer to its own data.
+  SearchSpace(const SearchSpace &) = delete;
+  SearchSpace &operator=(const SearchSpace &) = delete;
   /// Builds the space. `ratios` per mesh class (sum over devices 1); empty
   /// means proportional to peak FLOP/s. Errors: bad input.
   /// `recompute` offers activation recomputation as a choice of every op
   /// with a backward pass and saved tensors.
   static llvm::Expected<std::unique_ptr<SearchSpace>>
   build(mlir::ModuleOp graph, const ClusterSpec &spec, const EvalOptions &eval,
-        llvm::ArrayRef<double> ratios = {}, int64_t align = 1,
-        bool recompute = false);
+        llvm::ArrayRef<double> ratios = {}, bool recompute = false);
+  /// As above for callers that still pass an alignment: the space is priced
+  /// at fractional ratios, where alignment does not apply (the program
+  /// builder aligns segment sizes after the search), so `align` is unused.
+  /// Goes once lib/Synth/Synthesize.cpp and SynthRatios.cpp stop passing it.
+  static llvm::Expected<std::unique_ptr<SearchSpace>>
+  build(mlir::ModuleOp graph, const ClusterSpec &spec, const EvalOptions &eval,
+        llvm::ArrayRef<double> ratios, int64_t align, bool recompute);
   /// Recomputation is among the choices.
   bool recomputes() const { return recompute_; }
   /// The graph's `spmd.micro_batches` (gradient accumulation). Step costs
@@ -320,12 +221,32 @@ public:
   /// open run and never relaid (a recomputed consumer need not keep it).
   static constexpr uint8_t kRunTag = 0x80;
 
-  unsigned numPositions() const { return ops.size(); }
-  unsigned numReps() const { return repDevices.size(); }
-  unsigned numAxes() const { return axisSizes.size(); }
+  //===--------------------------------------------------------------------===//
+  // The program and the mesh (read-only after build)
+  //===--------------------------------------------------------------------===//
+
+  /// The graph's values by id and its non-leaf ops in the search's order.
+  const std::vector<ValueInfo> &values = values_;
+  const std::vector<OpInfo> &ops = ops_;
+  /// The mesh the space is priced at, its size per axis and the ratios per
+  /// mesh class.
+  const spmd::MeshAttr &mesh = mesh_;
+  const llvm::SmallVector<int64_t, 4> &axisSizes = axisSizes_;
+  const std::vector<double> &ratios = ratios_;
+  /// Mesh devices standing for the others (devices of one mesh-node class
+  /// at one local position), one per representative.
+  const std::vector<unsigned> &repDevices = repDevices_;
+  /// Per representative, how many devices it stands for.
+  llvm::ArrayRef<unsigned> repWeight() const { return repWeight_; }
+  /// One segment per split extent, all at the fixed ratios.
+  llvm::ArrayRef<spmd::SegmentAttr> segments() const { return segments_; }
+
+  unsigned numPositions() const { return ops_.size(); }
+  unsigned numReps() const { return repDevices_.size(); }
+  unsigned numAxes() const { return axisSizes_.size(); }
 
   /// Live values at position p (before op p runs), by value id.
-  llvm::ArrayRef<unsigned> live(unsigned p) const { return liveAt[p]; }
+  llvm::ArrayRef<unsigned> live(unsigned p) const { return liveAt_[p]; }
   /// Positions where the live set is smallest (at most `slack` more values
   /// than the least over positions 1..n-1: the residual stream and what
   /// every block uses), with 0 and n: the block boundaries of the memoised
@@ -336,6 +257,10 @@ public:
   /// order (a causal mask or a table every block reads keeps the least of
   /// cuts() at the graph's ends otherwise), with 0 and n.
   std::vector<unsigned> checkpointCuts() const;
+
+  //===--------------------------------------------------------------------===//
+  // Transitions (lib/Synth/SpaceStep.cpp)
+  //===--------------------------------------------------------------------===//
 
   /// Storage options of leaf `value` when first used with `use`.
   llvm::ArrayRef<StorageOption> storageOptions(unsigned value, DistId use);
@@ -351,23 +276,46 @@ public:
   void forEachChoice(unsigned p,
                      llvm::function_ref<void(const StepChoice &)> f);
 
-  /// Per representative: memory capacity (bytes, after the reserve).
-  const RepVector &capacity() const { return capacity_; }
-  /// h: per representative Σ over positions ≥ p of the cheapest compute;
-  /// the admissible heuristic is its maximum.
-  double heuristic(unsigned p) const { return suffixH[p]; }
+  /// Per representative, the seconds (forward + dual) of relaying `value`
+  /// from `from` to `to` as step() charges it; null when impossible.
+  const RepVector *relayoutSeconds(unsigned value, DistId from, DistId to,
+                                   bool zero3);
+  /// The distributions a use of `value` at a position >= p may require.
+  llvm::ArrayRef<DistId> usefulAt(unsigned value, unsigned p) const;
+
+  //===--------------------------------------------------------------------===//
+  // Bounds (lib/Synth/TreeBound.cpp)
+  //===--------------------------------------------------------------------===//
+
+  /// h: the largest of the bounds that do not look at a state (per
+  /// representative Σ over positions ≥ p of the cheapest compute, the op
+  /// cost floors and the tree bound): admissible.
+  double heuristic(unsigned p) const { return suffixH_[p]; }
   /// The admissible heuristic of a state: heuristic(p) with the tree bound
   /// charged from what the state holds (docs/Synthesis.md "State bound").
-  /// Infinity when no completion is possible. (lib/Synth/StateBound.cpp)
+  /// Infinity when no completion is possible.
   double heuristic(unsigned p, const StateKey &key);
   /// A lower bound on the cost of positions [p, b) from a state at p: the
   /// op floors of [p, b) plus, per live op result, its dearest use in
   /// [p, b) at its cheapest relayout from what the state holds (each value
   /// once; the memoised search prunes a block with it).
   double blockBound(unsigned p, unsigned b, const StateKey &key);
+  /// A lower bound on what relaying `value` from `from` to `to` at a use at
+  /// position `by` or before adds to the step that does it: the least over
+  /// devices, plus the least over those uses of the slot's share of what the
+  /// dearest device pays beyond that and beyond the step's own spread
+  /// (docs/Synthesis.md "Tree bound").
+  double relayBound(unsigned value, DistId from, DistId to, unsigned by = ~0u);
   /// The least cost any step at position p can have (its op's cost floor:
   /// least over options of compute + least gradient sync + least optimizer).
   double opFloor(unsigned p) const { return opFloor_[p]; }
+
+  //===--------------------------------------------------------------------===//
+  // Memory
+  //===--------------------------------------------------------------------===//
+
+  /// Per representative: memory capacity (bytes, after the reserve).
+  const RepVector &capacity() const { return capacity_; }
   /// A lower bound on the memory the ops at positions >= p still commit on
   /// representative r (Σ over those ops of the least kept bytes plus the
   /// least storage of the leaves they use first, over their options): a
@@ -385,20 +333,11 @@ public:
     return true;
   }
 
-  /// Per representative, the seconds (forward + dual) of relaying `value`
-  /// from `from` to `to` as step() charges it; null when impossible.
-  const RepVector *relayoutSeconds(unsigned value, DistId from, DistId to,
-                                   bool zero3);
-  /// A lower bound on what relaying `value` from `from` to `to` at a use at
-  /// position `by` or before adds to the step that does it: the least over
-  /// devices, plus the least over those uses of the slot's share of what the
-  /// dearest device pays beyond that and beyond the step's own spread
-  /// (docs/Synthesis.md "Tree bound").
-  double relayBound(unsigned value, DistId from, DistId to, unsigned by = ~0u);
-  /// The distributions a use of `value` at a position >= p may require.
-  llvm::ArrayRef<DistId> usefulAt(unsigned value, unsigned p) const;
+  //===--------------------------------------------------------------------===//
+  // Interned distributions and held sets
+  //===--------------------------------------------------------------------===//
 
-  spmd::DistAttr dist(DistId id) const { return dists[id]; }
+  spmd::DistAttr dist(DistId id) const { return dists_[id]; }
   DistId intern(spmd::DistAttr d);
   /// The held set's strategy tag (0 none, 1 + ParamStrategy) and dists.
   struct HeldSet {
@@ -418,100 +357,57 @@ public:
       }
     };
   };
-  const HeldSet &held(HeldId id) const { return heldSets[id]; }
+  const HeldSet &held(HeldId id) const { return heldSets_[id]; }
   HeldId internHeld(const HeldSet &s);
 
-  std::vector<ValueInfo> values;
-  std::vector<OpInfo> ops;
-  /// The mesh and segments the space is priced at.
-  spmd::MeshAttr mesh;
-  std::vector<spmd::SegmentAttr> segments;
-  /// Ratios per mesh class.
-  std::vector<double> ratios;
-  llvm::SmallVector<int64_t, 4> axisSizes;
-  /// Mesh devices standing for the others, and how many each stands for.
-  std::vector<unsigned> repDevices, repWeight;
+private:
+  /// Cost tables and pricing state (lib/Synth/SpaceImpl.h).
+  struct Impl;
+  friend struct SpaceBuilder;
+  friend struct Transition;
+  friend class TreeBound;
+
+  SearchSpace();
+  const RepVector &shardBytes(unsigned value, DistId dist);
+
+  std::unique_ptr<Impl> impl_;
+  std::unique_ptr<TreeBound> bound_;
+
+  std::vector<ValueInfo> values_;
+  std::vector<OpInfo> ops_;
+  spmd::MeshAttr mesh_;
+  std::vector<spmd::SegmentAttr> segments_;
+  std::vector<double> ratios_;
+  llvm::SmallVector<int64_t, 4> axisSizes_;
+  std::vector<unsigned> repDevices_, repWeight_;
+  bool recompute_ = false;
+  int64_t microBatches_ = 1;
+
+  std::vector<spmd::DistAttr> dists_;
+  llvm::DenseMap<mlir::Attribute, DistId> distIds_;
+  std::vector<HeldSet> heldSets_;
+  std::unordered_map<HeldSet, HeldId, HeldSet::Hash> heldIds_;
+  std::vector<llvm::SmallVector<unsigned, 8>> liveAt_;
+  /// Per value and use index k: the sorted distributions any option of a
+  /// use at index >= k may require of it (held distributions outside this
+  /// set can never make a later relayout free, so states drop them).
+  std::vector<std::vector<std::vector<DistId>>> usefulFrom_;
   /// Storage options of leaves at first use, memoised by (kind and type of
   /// the leaf, use dist): they depend on nothing else, so the parameters
   /// of repeated layers share them.
   llvm::DenseMap<std::pair<uint64_t, DistId>, std::vector<StorageOption>>
-      storage;
-
-  /// Cost tables and pricing state (lib/Synth).
-  struct Impl;
-
-private:
-  SearchSpace();
-  std::unique_ptr<Impl> impl;
-  std::vector<spmd::DistAttr> dists;
-  llvm::DenseMap<mlir::Attribute, DistId> distIds;
-  std::vector<HeldSet> heldSets;
-  std::unordered_map<HeldSet, HeldId, HeldSet::Hash> heldIds;
-  std::vector<llvm::SmallVector<unsigned, 8>> liveAt;
-  RepVector capacity_;
-  bool recompute_ = false;
-  int64_t microBatches_ = 1;
+      storage_;
   /// Per value type and distribution (the type id in the high 32 bits):
   /// bytes of each representative's shard. Node-based: references stay.
   std::unordered_map<uint64_t, RepVector> shardBytes_;
-  const RepVector &shardBytes(unsigned value, DistId dist);
-  std::vector<double> suffixH;
+
+  RepVector capacity_;
+  std::vector<RepVector> memoryFloor_;
+  /// Per position: heuristic(p).
+  std::vector<double> suffixH_;
   std::vector<double> opFloor_;
   /// Per position p: Σ over positions >= p of opFloor (n + 1 entries).
   std::vector<double> floorSuffix_;
-  /// The tree bound's tables (docs/Synthesis.md), kept for the state bound:
-  /// each op hangs below the producer of one op-result operand; the
-  /// consumers below one value are chosen together and pay its dearest
-  /// relayout once.
-  struct Tree {
-    /// Per value: the ops whose tree edge enters through it, ascending.
-    std::vector<llvm::SmallVector<unsigned, 2>> kids;
-    /// Per op and option: least cost of the op's subtree at that option.
-    std::vector<std::vector<double>> best;
-    /// Per op: least over its options of best.
-    std::vector<double> suffix;
-    /// Per position: the tree bound, and the other bounds' maximum.
-    std::vector<double> treeH, otherH;
-    /// Per op and option: the most, over its storage choices, by which the
-    /// step's communication (operands held) differs between representatives.
-    std::vector<std::vector<double>> spread;
-    /// Per op: the share of the step's dearest-device excess each operand
-    /// slot holding an op result may claim (1 / such slots).
-    std::vector<double> share;
-    /// Memoised terms: (value, use index, held set) -> seconds.
-    llvm::DenseMap<uint64_t, double, PackedKeyInfo> group, use;
-    /// Per op, per value it uses: its options grouped by what they need of
-    /// the value (one distribution per slot holding it), filled on first use.
-    struct Needs {
-      llvm::SmallVector<DistId, 2> dists;
-      llvm::SmallVector<uint32_t, 4> options;
-    };
-    std::vector<llvm::SmallVector<std::pair<unsigned, std::vector<Needs>>, 2>>
-        needs;
-    /// Per value (filled on first use): per distribution a use may need of
-    /// it, per such use (ascending) its position, share and the largest
-    /// spread of its options needing it.
-    struct Claim {
-      unsigned use;
-      double share, spread;
-    };
-    using Claims = llvm::DenseMap<DistId, llvm::SmallVector<Claim, 2>>;
-    std::vector<std::optional<Claims>> claims;
-  } tree;
-  /// The least the uses of `value` from index `k` on still cost from
-  /// `held`: its tree consumers' subtrees chosen together with the dearest
-  /// relayout any of them or of its other uses needs (lib/Synth/StarBound.h).
-  double groupBound(unsigned value, unsigned k, HeldId held);
-  const Tree::Claims &claimsOf(unsigned value);
-  const std::vector<Tree::Needs> &needsOf(unsigned op, unsigned value);
-  double useBound(unsigned value, unsigned use, HeldId held);
-  std::vector<RepVector> memoryFloor_;
-  /// Per value and use index k: the sorted distributions any option of a
-  /// use at index >= k may require of it (held distributions outside this
-  /// set can never make a later relayout free, so states drop them).
-  std::vector<std::vector<std::vector<DistId>>> usefulFrom;
-  friend struct SpaceBuilder;
-  friend struct SpaceAccess;
 };
 
 } // namespace synth

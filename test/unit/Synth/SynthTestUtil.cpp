@@ -128,7 +128,7 @@ ParsedSpace parseSpace(mlir::MLIRContext &ctx, const std::string &text,
     out.error = "the program does not parse";
     return out;
   }
-  auto space = SearchSpace::build(*out.graph, spec, {}, {}, 1, recompute);
+  auto space = SearchSpace::build(*out.graph, spec, {}, {}, recompute);
   if (!space)
     out.error = llvm::toString(space.takeError());
   else
