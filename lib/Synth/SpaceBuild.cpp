@@ -9,10 +9,10 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "SpaceImpl.h"
-#include "TreeBound.h"
 #include "Graph/IR/GraphInterfaces.h"
 #include "Graph/IR/GraphOps.h"
+#include "SpaceImpl.h"
+#include "TreeBound.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "weft/Analysis/GraphCostModel.h"
 #include "weft/Spmd/RecipeStats.h"
@@ -236,7 +236,7 @@ llvm::Error SpaceBuilder::makeMesh(const ClusterSpec &spec,
     devicesOfClass.push_back(double(nodesOfClass[c.id].size() * k));
   }
   s.mesh_ = spmd::MeshAttr::get(ctx, mlir::DenseI64ArrayAttr::get(ctx, {k}),
-                               mlir::ArrayAttr::get(ctx, classes));
+                                mlir::ArrayAttr::get(ctx, classes));
   s.axisSizes_ = {int64_t(classOfMeshNode.size()), k};
   if (ratios.empty()) {
     double total = 0;
@@ -307,8 +307,8 @@ llvm::Error SpaceBuilder::makeOptions(unsigned p) {
   // result types and whether a gradient flows through it (the sharding
   // rules read nothing else; segments follow extents): the ops of repeated
   // layers take the first alike op's.
-  bool anyGrad =
-      llvm::any_of(info.operands, [&](unsigned v) { return s.values_[v].grad; });
+  bool anyGrad = llvm::any_of(info.operands,
+                              [&](unsigned v) { return s.values_[v].grad; });
   std::vector<const void *> kind{
       op->getName().getAsOpaquePointer(),
       op->getAttrDictionary().getAsOpaquePointer(),
@@ -338,8 +338,8 @@ llvm::Error SpaceBuilder::makeOptions(unsigned p) {
     return badInput("'{0}' has no replicate variant",
                     op->getName().getStringRef().str());
   unsigned numAxes = s.numAxes();
-  bool grad =
-      llvm::any_of(info.operands, [&](unsigned v) { return s.values_[v].grad; });
+  bool grad = llvm::any_of(info.operands,
+                           [&](unsigned v) { return s.values_[v].grad; });
   info.grad = grad;
   auto cop = llvm::cast<graph::CostOpInterface>(op);
   std::set<

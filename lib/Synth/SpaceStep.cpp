@@ -77,7 +77,8 @@ struct Transition {
   LLVM_ATTRIBUTE_ALWAYS_INLINE bool meetOperand(unsigned i, unsigned v);
   /// The touched entry of `v` (created from the state or from the chosen
   /// storage of a leaf used here first); null when impossible.
-  LLVM_ATTRIBUTE_ALWAYS_INLINE Entry *entryOf(unsigned i, unsigned v, DistId want);
+  LLVM_ATTRIBUTE_ALWAYS_INLINE Entry *entryOf(unsigned i, unsigned v,
+                                              DistId want);
   /// Drops from the touched held sets what no later use can require.
   LLVM_ATTRIBUTE_ALWAYS_INLINE void canonicalise();
   /// The next state: touched values' held sets interned, the rest as held.
@@ -129,7 +130,8 @@ llvm::ArrayRef<StorageOption> SearchSpace::storageOptions(unsigned value,
       auto type = impl_->types[v.typeId];
       for (unsigned r = 0; r < reps; ++r) {
         MemoryCounts c;
-        c.storedParameters = impl_->shardElements(type, useDist, repDevices_[r]);
+        c.storedParameters =
+            impl_->shardElements(type, useDist, repDevices_[r]);
         o.committed[r] =
             deviceMemory(c, impl_->eval.dtype, impl_->eval.optimizer).total();
       }
@@ -546,10 +548,9 @@ void Transition::canonicalise() {
 
 void Transition::nextKey() {
   for (auto [i, v] : llvm::enumerate(op.results))
-    touched.push_back(
-        {v,
-         {choice.recompute ? SearchSpace::kRunTag : uint8_t(0),
-          {option.results[i]}}});
+    touched.push_back({v,
+                       {choice.recompute ? SearchSpace::kRunTag : uint8_t(0),
+                        {option.results[i]}}});
   llvm::ArrayRef<unsigned> liveNext = s.liveAt_[p + 1];
   out.next.reserve(liveNext.size());
   for (unsigned v : liveNext) {

@@ -253,8 +253,8 @@ double TreeBound::relayFrom(unsigned value, const SearchSpace::HeldSet &held,
   return relayBound(value, held.dists.front(), want, by);
 }
 
-const std::vector<TreeBound::Needs> &
-TreeBound::needsOf(unsigned use, unsigned value) {
+const std::vector<TreeBound::Needs> &TreeBound::needsOf(unsigned use,
+                                                        unsigned value) {
   if (needs.empty())
     needs.resize(s.ops_.size());
   auto &perValue = needs[use];

@@ -1,4 +1,4 @@
-//===- TreeBound.h - A SearchSpace's admissible bounds (lib/Synth) -*- C++ -*-===//
+//===- TreeBound.h - A SearchSpace's admissible bounds ---------*- C++ -*-===//
 //
 // docs/Synthesis.md "Tree bound" and "State bound": the op cost floors, the
 // tree bound built once with the space, and the same bound charged from

@@ -1,4 +1,4 @@
-//===- MemoryTally.h - Memory of a partial plan per representative -*- C++ -*-===//
+//===- MemoryTally.h - Memory of a partial plan ---------------*- C++ -*-===//
 //
 // docs/Synthesis.md "Recomputation": what one step does to a device's memory
 // (StepMemory), the memory of a partial plan (MemoryTally) and what a fixed

@@ -1,14 +1,18 @@
-//===- Search.h - A* and the block-memoised DP over a SearchSpace -*- C++
-//-*-===//
+//===- Search.h - A* and the block-memoised DP -----------------*- C++ -*-===//
 //
-// docs/Design.md §4: A* over a SearchSpace at fixed ratios (g = Σ step costs, h =
-// max over devices of the remaining cheapest compute, memory-capacity
-// pruning, dominance on (position, held distributions) with no more cost and
-// no more memory, greedy incumbent, deterministic ties, expansion and time
-// limits), and the same search with repeated blocks memoised: the order is
-// cut where the live set is smallest, each interval is solved exhaustively
-// from each entry state once per structural hash, and an outer dynamic
-// program joins the intervals (docs/Synthesis.md).
+// docs/Design.md §4 and docs/Synthesis.md: A* over a SearchSpace at fixed
+// ratios (lib/Synth/AStar.cpp): g = Σ step costs, h = the space's state
+// bound (SearchSpace::heuristic(p, key): the op cost floors and the tree
+// bound charged from what the state holds, never below the summed cheapest
+// compute; lib/Synth/TreeBound.cpp), memory-capacity pruning, dominance on
+// (position, held distributions) with no more cost and no more memory,
+// greedy, seed and beam incumbents, deterministic ties, and the stop rules
+// of lib/Synth/SearchBudget.h. The same search with repeated blocks
+// memoised (lib/Synth/BlockMemo.cpp): the order is cut where the live set is
+// smallest, each interval is solved exhaustively from each entry state once
+// per structural hash, and an outer dynamic program joins the intervals.
+// Seeds (Seeds.cpp), the beam (Beam.cpp), local improvement
+// (LocalSearch.cpp) and replay (Replay.cpp) complete it.
 //
 //===----------------------------------------------------------------------===//
 
@@ -52,7 +56,7 @@ struct SearchOutcome {
 
 /// Limits and switches of one search.
 struct SearchLimits {
-  /// Use h (admissible); false: h = 0 (uniform cost).
+  /// Use the admissible state bound as h; false: h = 0 (uniform cost).
   bool admissible = true;
   /// Memoise repeated blocks (outer DP); false: one A* over the program.
   bool memo = true;
@@ -68,14 +72,14 @@ struct SearchLimits {
   bool memoryPruning = true;
   /// Stop the plain A* early when, at four times the rate its bound rose
   /// over the last doubling of its expansions, the bound would not reach
-  /// the incumbent within maxExpansions (docs/Synthesis.md "Hopeless
-  /// searches"). Judged on expansions only, so the stop is deterministic.
+  /// the incumbent within maxExpansions (docs/Synthesis.md "Budgets and
+  /// stop rules"). Judged on expansions only, so the stop is deterministic.
   /// synthesize() sets it when no limit was given.
   bool stopWhenHopeless = false;
   /// With memo and stopWhenHopeless: the plain A* tries first on the memo's
   /// share of maxExpansions; the memo runs only when it does not close
-  /// there (docs/Synthesis.md "Default budget"). synthesize() sets it with
-  /// stopWhenHopeless.
+  /// there (docs/Synthesis.md "Budgets and stop rules"). synthesize() sets it
+  /// with stopWhenHopeless.
   bool plainFirst = false;
   /// The expansions the plain A* plans for when maxExpansions stops it
   /// earlier (0: maxExpansions): its hopeless rule and its beam judge by

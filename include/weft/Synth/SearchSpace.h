@@ -1,16 +1,16 @@
 //===- SearchSpace.h - The instruction set at fixed ratios ----*- C++ -*-===//
 //
-// The program space the synthesizer searches (docs/Design.md §4, docs/Synthesis.md)
-// made explicit and IR-free after construction: a fixed topological order of
-// the graph program's non-leaf ops; per op its options (one sharding-rule
-// variant per mesh axis, combined, with the distribution each operand needs
-// and each result gets); per option and device representative the compute
-// (forward + backward), kept and transient bytes; and the transition
-// function `step()` that applies one option (plus the parameter strategies of
-// parameters used for the first time) to a state, adding the collectives the
-// preconditions need (weft::spmd::planRelayout) priced with the evaluator's
-// cost functions (lib/Cost via lib/Eval's CollectivePricer, op costs via the
-// graph CostOpInterface at shard shapes).
+// The program space the synthesizer searches (docs/Design.md §4,
+// docs/Synthesis.md) made explicit and IR-free after construction: a fixed
+// topological order of the graph program's non-leaf ops; per op its options
+// (one sharding-rule variant per mesh axis, combined, with the distribution
+// each operand needs and each result gets); per option and device
+// representative the compute (forward + backward), kept and transient bytes;
+// and the transition function `step()` that applies one option (plus the
+// parameter strategies of parameters used for the first time) to a state,
+// adding the collectives the preconditions need (weft::spmd::planRelayout)
+// priced with the evaluator's cost functions (lib/Cost via lib/Eval's
+// CollectivePricer, op costs via the graph CostOpInterface at shard shapes).
 //
 // Devices are folded into representatives: devices of one mesh-node class at
 // one local position see the same shard shapes and collective groups of the
