@@ -30,6 +30,7 @@
 #include "BlockClasses.h"
 #include "Dominance.h"
 #include "weft/Synth/Search.h"
+#include "llvm/Support/Debug.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/raw_ostream.h"
 #include <chrono>
@@ -42,6 +43,10 @@
 
 using namespace weft;
 using namespace weft::synth;
+
+/// `-debug-only=weft-block-memo` (a tool of an LLVM with assertions) prints
+/// the blocks solved and the states kept per layer.
+#define DEBUG_TYPE "weft-block-memo"
 
 namespace {
 using Clock = std::chrono::steady_clock;
@@ -225,14 +230,13 @@ std::optional<std::vector<Exit>> MemoSearch::solve(unsigned a, unsigned b,
                 space, q + 1, next.size(),
                 [&](uint32_t i) -> const StateKey & { return next[i].key; },
                 [&](uint32_t i) { return next[i].g; }));
-    if (getenv("WEFT_MEMO_DEBUG"))
-      llvm::errs() << llvm::formatv(
-          "  layer {0}: {1} -> {2} states, live {3}\n", q + 1, before,
-          next.size(), space.live(q + 1).size());
+    LLVM_DEBUG(llvm::dbgs() << llvm::formatv(
+                   "  layer {0}: {1} -> {2} states, live {3}\n", q + 1, before,
+                   next.size(), space.live(q + 1).size()));
   }
-  if (getenv("WEFT_MEMO_DEBUG") && bounded)
-    llvm::errs() << llvm::formatv("  budget {0} s: {1} states pruned\n", budget,
-                                  pruned);
+  if (bounded)
+    LLVM_DEBUG(llvm::dbgs() << llvm::formatv(
+                   "  budget {0} s: {1} states pruned\n", budget, pruned));
   std::vector<Exit> out;
   auto &last = layers.back();
   for (uint32_t i = 0; i < last.size(); ++i) {
@@ -308,13 +312,13 @@ std::optional<SearchOutcome> MemoSearch::run() {
         size_t unsolved = 1 + unsolvedFrom[i + 1];
         uint64_t cap = solveCap(unsolved);
         auto exits = solve(a, b, from.key, budget, cap);
-        if (getenv("WEFT_MEMO_DEBUG"))
-          llvm::errs() << llvm::formatv(
-              "block {0} [{1},{2}) live {3} class {4} entry {5}: {6} "
-              "expansions, {7} exits{8}\n",
-              k, a, b, space.live(a).size(), cls, i, expansions - before,
-              exits ? exits->size() : 0,
-              it == memo.end() ? "" : " (solved again, larger budget)");
+        LLVM_DEBUG(
+            llvm::dbgs() << llvm::formatv(
+                "block {0} [{1},{2}) live {3} class {4} entry {5}: {6} "
+                "expansions, {7} exits{8}\n",
+                k, a, b, space.live(a).size(), cls, i, expansions - before,
+                exits ? exits->size() : 0,
+                it == memo.end() ? "" : " (solved again, larger budget)"));
         if (!exits) {
           if (cap && expansions - before > cap && limits.progress)
             limits.progress(
