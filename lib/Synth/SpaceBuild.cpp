@@ -59,7 +59,21 @@ struct SpaceBuilder {
 
   llvm::Error collect(mlir::func::FuncOp func);
   llvm::Error makeMesh(const ClusterSpec &spec, llvm::ArrayRef<double> ratios);
+  /// The options of op p and their costs.
   llvm::Error makeOptions(unsigned p);
+  /// Op p takes the options of the first op alike (same options by
+  /// construction); false when it is the first.
+  bool takeAlike(unsigned p);
+  /// The distributions `option` (its variant per axis set) needs of the
+  /// op's operands and gives its results; false when one is invalid.
+  bool distsOf(const OpInfo &info,
+               llvm::ArrayRef<graph::ShardingVariant> variants,
+               OpOption &option);
+  /// Per representative: compute, recipe all-reduces, kept and produced
+  /// bytes of `option`.
+  void priceOption(OpInfo &info,
+                   llvm::ArrayRef<graph::ShardingVariant> variants,
+                   OpOption &option);
   /// Seconds of the recipe's all-reduces on the group of mesh device `rep`.
   double recipeSeconds(const OpInfo &info, const OpOption &option,
                        llvm::ArrayRef<spmd::RecipeStat> stats, unsigned rep,
@@ -300,7 +314,7 @@ distFrom(mlir::MLIRContext *ctx, llvm::ArrayRef<graph::AxisLayout> perAxis,
   return dist;
 }
 
-llvm::Error SpaceBuilder::makeOptions(unsigned p) {
+bool SpaceBuilder::takeAlike(unsigned p) {
   OpInfo &info = s.ops_[p];
   mlir::Operation *op = info.op;
   // An op's options are a function of its name, attributes, operand and
@@ -318,14 +332,111 @@ llvm::Error SpaceBuilder::makeOptions(unsigned p) {
   for (mlir::Type t : op->getResultTypes())
     kind.push_back(t.getAsOpaquePointer());
   auto [alike, fresh] = alikeOps.try_emplace(std::move(kind), p);
-  if (!fresh) {
-    const OpInfo &first = s.ops_[alike->second];
-    info.variantNames = first.variantNames;
-    info.options = first.options;
-    info.minCompute = first.minCompute;
-    info.grad = first.grad;
-    return llvm::Error::success();
+  if (fresh)
+    return false;
+  const OpInfo &first = s.ops_[alike->second];
+  info.variantNames = first.variantNames;
+  info.options = first.options;
+  info.minCompute = first.minCompute;
+  info.grad = first.grad;
+  return true;
+}
+
+bool SpaceBuilder::distsOf(const OpInfo &info,
+                           llvm::ArrayRef<graph::ShardingVariant> variants,
+                           OpOption &option) {
+  mlir::Operation *op = info.op;
+  unsigned numAxes = s.numAxes();
+  auto segFor = [&](int64_t e) { return segmentFor(e); };
+  // Operands, then results, each interned as made (the first invalid one
+  // ends the option).
+  for (unsigned i = 0; i < op->getNumOperands(); ++i) {
+    llvm::SmallVector<graph::AxisLayout, 4> perAxis;
+    for (unsigned a = 0; a < numAxes; ++a) {
+      const auto &v = variants[option.perAxis[a]];
+      perAxis.push_back(i < v.operands.size() ? v.operands[i]
+                                              : graph::AxisLayout());
+    }
+    auto d = distFrom(ctx, perAxis, s.values_[info.operands[i]].shape,
+                      s.axisSizes_, segFor);
+    if (!d)
+      return false;
+    option.operands.push_back(s.intern(*d));
   }
+  for (unsigned i = 0; i < op->getNumResults(); ++i) {
+    llvm::SmallVector<graph::AxisLayout, 4> perAxis;
+    for (unsigned a = 0; a < numAxes; ++a) {
+      const auto &v = variants[option.perAxis[a]];
+      perAxis.push_back(i < v.results.size() ? v.results[i]
+                                             : graph::AxisLayout());
+    }
+    auto d = distFrom(ctx, perAxis, s.values_[info.results[i]].shape,
+                      s.axisSizes_, segFor);
+    if (!d)
+      return false;
+    option.results.push_back(s.intern(*d));
+  }
+  return true;
+}
+
+void SpaceBuilder::priceOption(OpInfo &info,
+                               llvm::ArrayRef<graph::ShardingVariant> variants,
+                               OpOption &option) {
+  mlir::Operation *op = info.op;
+  bool grad = info.grad;
+  auto cop = llvm::cast<graph::CostOpInterface>(op);
+  llvm::SmallVector<const graph::ShardingVariant *, 4> chosen;
+  for (unsigned a = 0; a < s.numAxes(); ++a)
+    chosen.push_back(&variants[option.perAxis[a]]);
+  llvm::SmallVector<spmd::RecipeStat, 2> stats =
+      spmd::recipeStats(op, chosen, s.axisSizes_);
+  for (auto [r, rep] : llvm::enumerate(s.repDevices_)) {
+    const DeviceType &type = impl.layout->typeOf(rep);
+    graph::ShardShapes shapes;
+    for (auto [i, v] : llvm::enumerate(info.operands)) {
+      graph::TensorShape t =
+          graph::TensorShape::of(s.values_[v].value.getType());
+      t.dims = impl.layout->shardShape(impl.types[s.values_[v].typeId],
+                                       s.dist(option.operands[i]), rep);
+      shapes.operands.push_back(t);
+    }
+    double produced = 0;
+    for (auto [i, v] : llvm::enumerate(info.results)) {
+      auto type = impl.types[s.values_[v].typeId];
+      graph::TensorShape t = graph::TensorShape::of(type);
+      t.dims = impl.layout->shardShape(type, s.dist(option.results[i]), rep);
+      produced += double(t.numElements()) * impl.elementBytes(type);
+      shapes.results.push_back(t);
+    }
+    OpCostTerms terms = costTermsOf(cop, shapes, impl.eval.dtype);
+    double seconds = 0, kept = 0, forward = 0;
+    if (terms.forward.flops != 0 || terms.forward.bytes != 0) {
+      seconds = opTime(type, impl.eval.dtype, terms.forward, impl.eval.profile)
+                    .seconds;
+      forward = seconds;
+      if (grad) {
+        seconds +=
+            opTime(type, impl.eval.dtype, terms.backward, impl.eval.profile)
+                .seconds;
+        kept = terms.keptBytes;
+      }
+    }
+    option.compute.push_back(seconds);
+    option.forward.push_back(forward);
+    option.recipeComm.push_back(recipeSeconds(info, option, stats, rep, grad));
+    option.recipeForward.push_back(
+        stats.empty() ? 0 : recipeSeconds(info, option, stats, rep, false));
+    option.kept.push_back(kept);
+    option.produced.push_back(produced);
+    info.minCompute[r] = std::min(info.minCompute[r], seconds);
+  }
+}
+
+llvm::Error SpaceBuilder::makeOptions(unsigned p) {
+  if (takeAlike(p))
+    return llvm::Error::success();
+  OpInfo &info = s.ops_[p];
+  mlir::Operation *op = info.op;
   llvm::SmallVector<graph::ShardingVariant, 8> variants;
   llvm::cast<graph::ShardingRuleOpInterface>(op).getShardingVariants(variants);
   unsigned replicate = ~0u;
@@ -338,13 +449,12 @@ llvm::Error SpaceBuilder::makeOptions(unsigned p) {
     return badInput("'{0}' has no replicate variant",
                     op->getName().getStringRef().str());
   unsigned numAxes = s.numAxes();
-  bool grad = llvm::any_of(info.operands,
+  info.grad = llvm::any_of(info.operands,
                            [&](unsigned v) { return s.values_[v].grad; });
-  info.grad = grad;
-  auto cop = llvm::cast<graph::CostOpInterface>(op);
   std::set<
       std::pair<llvm::SmallVector<DistId, 4>, llvm::SmallVector<DistId, 2>>>
       seen;
+  // One variant per axis; an axis of size 1 replicates.
   llvm::SmallVector<uint16_t, 4> idx(numAxes, 0);
   auto allowed = [&](unsigned axis) -> unsigned {
     return s.axisSizes_[axis] > 1 ? variants.size() : 1;
@@ -355,87 +465,11 @@ llvm::Error SpaceBuilder::makeOptions(unsigned p) {
   info.minCompute.assign(s.numReps(), std::numeric_limits<double>::infinity());
   while (true) {
     OpOption option;
-    bool valid = true;
     for (unsigned a = 0; a < numAxes; ++a)
       option.perAxis.push_back(pick(a, idx[a]));
-    auto segFor = [&](int64_t e) { return segmentFor(e); };
-    for (unsigned i = 0; i < op->getNumOperands() && valid; ++i) {
-      llvm::SmallVector<graph::AxisLayout, 4> perAxis;
-      for (unsigned a = 0; a < numAxes; ++a) {
-        const auto &v = variants[option.perAxis[a]];
-        perAxis.push_back(i < v.operands.size() ? v.operands[i]
-                                                : graph::AxisLayout());
-      }
-      auto d = distFrom(ctx, perAxis, s.values_[info.operands[i]].shape,
-                        s.axisSizes_, segFor);
-      if (!d)
-        valid = false;
-      else
-        option.operands.push_back(s.intern(*d));
-    }
-    for (unsigned i = 0; i < op->getNumResults() && valid; ++i) {
-      llvm::SmallVector<graph::AxisLayout, 4> perAxis;
-      for (unsigned a = 0; a < numAxes; ++a) {
-        const auto &v = variants[option.perAxis[a]];
-        perAxis.push_back(i < v.results.size() ? v.results[i]
-                                               : graph::AxisLayout());
-      }
-      auto d = distFrom(ctx, perAxis, s.values_[info.results[i]].shape,
-                        s.axisSizes_, segFor);
-      if (!d)
-        valid = false;
-      else
-        option.results.push_back(s.intern(*d));
-    }
-    if (valid && seen.insert({option.operands, option.results}).second) {
-      llvm::SmallVector<const graph::ShardingVariant *, 4> chosen;
-      for (unsigned a = 0; a < numAxes; ++a)
-        chosen.push_back(&variants[option.perAxis[a]]);
-      llvm::SmallVector<spmd::RecipeStat, 2> stats =
-          spmd::recipeStats(op, chosen, s.axisSizes_);
-      for (auto [r, rep] : llvm::enumerate(s.repDevices_)) {
-        const DeviceType &type = impl.layout->typeOf(rep);
-        graph::ShardShapes shapes;
-        for (auto [i, v] : llvm::enumerate(info.operands)) {
-          graph::TensorShape t =
-              graph::TensorShape::of(s.values_[v].value.getType());
-          t.dims = impl.layout->shardShape(impl.types[s.values_[v].typeId],
-                                           s.dist(option.operands[i]), rep);
-          shapes.operands.push_back(t);
-        }
-        double produced = 0;
-        for (auto [i, v] : llvm::enumerate(info.results)) {
-          auto type = impl.types[s.values_[v].typeId];
-          graph::TensorShape t = graph::TensorShape::of(type);
-          t.dims =
-              impl.layout->shardShape(type, s.dist(option.results[i]), rep);
-          produced += double(t.numElements()) * impl.elementBytes(type);
-          shapes.results.push_back(t);
-        }
-        OpCostTerms terms = costTermsOf(cop, shapes, impl.eval.dtype);
-        double seconds = 0, kept = 0, forward = 0;
-        if (terms.forward.flops != 0 || terms.forward.bytes != 0) {
-          seconds =
-              opTime(type, impl.eval.dtype, terms.forward, impl.eval.profile)
-                  .seconds;
-          forward = seconds;
-          if (grad) {
-            seconds +=
-                opTime(type, impl.eval.dtype, terms.backward, impl.eval.profile)
-                    .seconds;
-            kept = terms.keptBytes;
-          }
-        }
-        option.compute.push_back(seconds);
-        option.forward.push_back(forward);
-        option.recipeComm.push_back(
-            recipeSeconds(info, option, stats, rep, grad));
-        option.recipeForward.push_back(
-            stats.empty() ? 0 : recipeSeconds(info, option, stats, rep, false));
-        option.kept.push_back(kept);
-        option.produced.push_back(produced);
-        info.minCompute[r] = std::min(info.minCompute[r], seconds);
-      }
+    if (distsOf(info, variants, option) &&
+        seen.insert({option.operands, option.results}).second) {
+      priceOption(info, variants, option);
       info.options.push_back(std::move(option));
     }
     // Next combination (axis 0 slowest: deterministic order).
