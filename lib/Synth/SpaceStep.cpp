@@ -11,7 +11,6 @@
 //===----------------------------------------------------------------------===//
 
 #include "SpaceImpl.h"
-#include "weft/Eval/StrategyCost.h"
 #include "weft/Spmd/Relayout.h"
 #include "llvm/Support/Compiler.h"
 
@@ -111,115 +110,9 @@ llvm::ArrayRef<StorageOption> SearchSpace::storageOptions(unsigned value,
   const ValueInfo &v = values_[value];
   auto [it, inserted] =
       storage_.try_emplace({(uint64_t(v.typeId) << 8) | uint64_t(v.kind), use});
-  std::vector<StorageOption> &out = it->second;
-  if (!inserted)
-    return out;
-  DistAttr useDist = dist(use);
-  if (useDist.isPartial())
-    return out; // A leaf is never a partial value.
-  unsigned reps = numReps();
-  if (v.kind != ValueInfo::Kind::Parameter) {
-    StorageOption o;
-    o.strategy = v.kind == ValueInfo::Kind::Buffer
-                     ? spmd::ParamStrategy::Buffer
-                     : spmd::ParamStrategy::Replicated;
-    o.stored = use;
-    o.sync.assign(reps, 0);
-    o.committed.assign(reps, 0);
-    if (v.kind == ValueInfo::Kind::Buffer) {
-      auto type = impl_->types[v.typeId];
-      for (unsigned r = 0; r < reps; ++r) {
-        MemoryCounts c;
-        c.storedParameters =
-            impl_->shardElements(type, useDist, repDevices_[r]);
-        o.committed[r] =
-            deviceMemory(c, impl_->eval.dtype, impl_->eval.optimizer).total();
-      }
-    }
-    out.push_back(std::move(o));
-    return out;
-  }
-  AxisMask idAxes = 0;
-  for (auto [a, e] : llvm::enumerate(useDist.getAxes()))
-    if (e.isIdentity() && axisSizes_[a] > 1)
-      idAxes |= 1u << a;
-  llvm::SmallVector<std::pair<spmd::ParamStrategy, DistAttr>, 4> candidates;
-  candidates.push_back({spmd::ParamStrategy::Replicated, useDist});
-  if (idAxes) {
-    candidates.push_back({spmd::ParamStrategy::Zero1, useDist});
-    candidates.push_back({spmd::ParamStrategy::Zero2, useDist});
-    // ZeRO-3: the largest dim not split by the use, split over every id
-    // axis, gathered before use.
-    int64_t ways = impl_->layout->sizeOf(idAxes);
-    int best = -1;
-    for (unsigned d = 0; d < v.shape.size(); ++d) {
-      bool split = llvm::any_of(useDist.getAxes(), [&](const AxisDist &e) {
-        return e.isGather() && e.dim == int64_t(d);
-      });
-      if (!split && v.shape[d] >= 2 && v.shape[d] >= ways &&
-          (best < 0 || v.shape[d] > v.shape[best]))
-        best = int(d);
-    }
-    if (best >= 0) {
-      DistAttr stored = useDist;
-      int64_t seg = 0;
-      for (const spmd::SegmentAttr &sa : segments_)
-        if (sa.getExtent() == v.shape[best])
-          seg = sa.getId();
-      for (unsigned a = 0; a < numAxes(); ++a)
-        if (idAxes & (1u << a))
-          stored = stored.with(a, AxisDist::gather(best, seg));
-      if (spmd::isStructurallyValid(stored))
-        candidates.push_back({spmd::ParamStrategy::Zero3, stored});
-    }
-  }
-  auto type = impl_->types[v.typeId];
-  const EvalOptions &eval = impl_->eval;
-  for (auto &candidate : candidates) {
-    spmd::ParamStrategy strategy = candidate.first;
-    const spmd::DistAttr &stored = candidate.second;
-    StorageOption o;
-    o.strategy = strategy;
-    o.stored = intern(stored);
-    AxisMask storedId = 0;
-    for (auto [a, e] : llvm::enumerate(stored.getAxes()))
-      if (e.isIdentity())
-        storedId |= 1u << a;
-    StrategyCost cost = strategyCost(
-        strategy, double(impl_->layout->sizeOf(storedId)), eval.dtype);
-    double update = 0, gather = 0;
-    for (unsigned r = 0; r < reps; ++r) {
-      unsigned rep = repDevices_[r];
-      auto elementsOf = [&](unsigned d) {
-        return impl_->shardElements(type, stored, d);
-      };
-      MemoryCounts c = cost.counts(elementsOf(rep));
-      o.committed.push_back(
-          deviceMemory(c, eval.dtype, eval.optimizer).total());
-      CollectiveVariant best;
-      best.bestAllReduce = true;
-      double sync = impl_->priceAlong(
-          cost.dual->gradientSync, storedId, rep,
-          [&](unsigned d) { return cost.syncBytes(elementsOf(d)); }, best);
-      // Gradient accumulation: costs are per micro-batch, so what runs once
-      // per step (a sync of whole gradients, the optimizer) counts 1/m.
-      o.sync.push_back(cost.syncOncePerStep() ? sync / microBatches_ : sync);
-      gather = std::max(
-          gather,
-          impl_->priceAlong(
-              cost.dual->afterUpdate, storedId, rep,
-              [&](unsigned d) { return cost.afterUpdateBytes(elementsOf(d)); },
-              best));
-      OpWork work = optimizerUpdateWork(c.optimizerParameters, eval.optimizer,
-                                        eval.dtype);
-      update = std::max(update, opTime(impl_->layout->typeOf(rep), eval.dtype,
-                                       work, eval.profile)
-                                    .seconds);
-    }
-    o.optimizerSeconds = (update + gather) / double(microBatches_);
-    out.push_back(std::move(o));
-  }
-  return out;
+  if (inserted)
+    it->second = makeStorageOptions(v, use);
+  return it->second;
 }
 
 const RelayoutCost &Transition::relayoutCost(SearchSpace &s, unsigned typeId,

@@ -369,6 +369,15 @@ private:
 
   SearchSpace();
   const RepVector &shardBytes(unsigned value, DistId dist);
+  /// storageOptions' pieces (lib/Synth/SpaceStorage.cpp): the options of
+  /// leaf `v` first used with `use`; a buffer's or input's (as used); the
+  /// strategies a parameter may take and where each stores it; one priced.
+  std::vector<StorageOption> makeStorageOptions(const ValueInfo &v, DistId use);
+  StorageOption leafStorage(const ValueInfo &v, DistId use);
+  llvm::SmallVector<std::pair<spmd::ParamStrategy, spmd::DistAttr>, 4>
+  storageCandidates(const ValueInfo &v, spmd::DistAttr use) const;
+  StorageOption priceStorage(const ValueInfo &v, spmd::ParamStrategy strategy,
+                             spmd::DistAttr stored);
 
   std::unique_ptr<Impl> impl_;
   std::unique_ptr<TreeBound> bound_;
