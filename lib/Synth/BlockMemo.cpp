@@ -165,6 +165,37 @@ private:
   std::map<std::pair<unsigned, std::string>, Solved> memo;
   /// Every exit list solved (stable: the outer DP points into them).
   std::deque<std::vector<Exit>> solved;
+
+  /// Outer DP: per cut, the least cost to every state, with back-pointers.
+  struct Outer {
+    StateKey key;
+    double g;
+    uint32_t parent;
+    /// The memo entry and exit that led here.
+    const std::vector<Exit> *exits;
+    uint32_t exit;
+  };
+  std::vector<unsigned> cut;
+  std::vector<std::vector<Outer>> frontier;
+  /// An upper bound on the memory-blind optimum: the cheapest seed (any
+  /// plan is one), else a memory-blind data-parallel seed.
+  void setIncumbent();
+  /// Joins block k (cuts k to k + 1) to the outer DP; false when a limit
+  /// stopped its solve.
+  bool joinBlock(unsigned k, unsigned cls);
+  /// The exits of block k's class from entry i of its cut, solved unless
+  /// the memo holds them for a budget at least as large; null when a limit
+  /// stopped the solve. `unsolved`: the entries from i on no block of the
+  /// class has solved.
+  const std::vector<Exit> *exitsFrom(unsigned k, unsigned cls, uint32_t i,
+                                     size_t unsolved);
+  /// Drops the states at cut k + 1 that cannot beat the incumbent (by the
+  /// state bound), then dominated ones.
+  void prune(unsigned k);
+  /// The cheapest plan at the last cut (found false when none is left and
+  /// no incumbent bounded them); none when rounding left none below the
+  /// incumbent.
+  std::optional<SearchOutcome> planAtEnd();
 };
 
 std::optional<std::vector<Exit>> MemoSearch::solve(unsigned a, unsigned b,
@@ -257,22 +288,31 @@ std::optional<std::vector<Exit>> MemoSearch::solve(unsigned a, unsigned b,
 }
 
 std::optional<SearchOutcome> MemoSearch::run() {
-  std::vector<unsigned> cut = space.cuts();
+  cut = space.cuts();
   blocks = cut.size() - 1;
-  // Outer DP: per cut, the least cost to every state, with back-pointers.
-  struct Outer {
-    StateKey key;
-    double g;
-    uint32_t parent;
-    /// The memo entry and exit that led here.
-    const std::vector<Exit> *exits;
-    uint32_t exit;
-  };
-  std::vector<std::vector<Outer>> frontier(cut.size());
+  frontier.assign(cut.size(), {});
   frontier[0].push_back({{}, 0, ~0u, nullptr, 0});
   std::set<unsigned> seenClasses;
-  // An upper bound on the memory-blind optimum: the cheapest seed (any plan
-  // is one), else a memory-blind data-parallel seed.
+  setIncumbent();
+  for (unsigned k = 0; k + 1 < cut.size(); ++k) {
+    unsigned cls = blockClasses.classOf(cut[k], cut[k + 1]);
+    seenClasses.insert(cls);
+    if (!joinBlock(k, cls))
+      return std::nullopt;
+    prune(k);
+    if (limits.progress &&
+        std::chrono::duration<double>(Clock::now() - start).count() > 1)
+      limits.progress(llvm::formatv("synthesis (memo): block {0}/{1}, {2} "
+                                    "states, {3} expansions",
+                                    k + 1, cut.size() - 1,
+                                    frontier[k + 1].size(), expansions)
+                          .str());
+  }
+  classes = seenClasses.size();
+  return planAtEnd();
+}
+
+void MemoSearch::setIncumbent() {
   incumbent = std::numeric_limits<double>::infinity();
   if (!limits.seeds->empty())
     incumbent = limits.seeds->front().cost;
@@ -280,100 +320,103 @@ std::optional<SearchOutcome> MemoSearch::run() {
     for (bool minMemory : {false, true})
       if (auto sd = dataParallelSeed(space, minMemory, /*memoryPruning=*/false))
         incumbent = std::min(incumbent, sd->cost);
-  for (unsigned k = 0; k + 1 < cut.size(); ++k) {
-    unsigned a = cut[k], b = cut[k + 1];
-    unsigned cls = blockClasses.classOf(a, b);
-    seenClasses.insert(cls);
-    std::unordered_map<std::string, uint32_t> index;
-    auto &next = frontier[k + 1];
-    // Per entry, how many entries after it no block of the class has
-    // solved (their keys differ, so solving one solves no other).
-    std::vector<size_t> unsolvedFrom(frontier[k].size() + 1, 0);
-    if (limits.stopWhenHopeless)
-      for (size_t j = frontier[k].size(); j-- > 0;)
-        unsolvedFrom[j] = unsolvedFrom[j + 1] +
-                          !memo.count({cls, keyBytes(frontier[k][j].key)});
-    for (uint32_t i = 0; i < frontier[k].size(); ++i) {
-      const Outer &from = frontier[k][i];
-      auto memoKey = std::make_pair(cls, keyBytes(from.key));
-      // Exits worth having: with the bound of the rest of the program
-      // (not of the state: the memo serves every block of the class), a
-      // dearer exit cannot beat the incumbent.
-      double budget = kInf;
-      if (limits.admissible && !std::isinf(incumbent))
-        budget = incumbent * (1 + 1e-9) - from.g - space.heuristic(b);
-      auto it = memo.find(memoKey);
-      if (it == memo.end() || it->second.budget < budget) {
-        uint64_t before = expansions;
-        // This entry and those after it that no block of the class has
-        // solved yet: a solve that takes more than twice its share of the
-        // expansions left shows the memo will not finish (a heuristic, as
-        // the plain A*'s hopeless stop; only with stopWhenHopeless).
-        size_t unsolved = 1 + unsolvedFrom[i + 1];
-        uint64_t cap = solveCap(unsolved);
-        auto exits = solve(a, b, from.key, budget, cap);
-        LLVM_DEBUG(
-            llvm::dbgs() << llvm::formatv(
-                "block {0} [{1},{2}) live {3} class {4} entry {5}: {6} "
-                "expansions, {7} exits{8}\n",
-                k, a, b, space.live(a).size(), cls, i, expansions - before,
-                exits ? exits->size() : 0,
-                it == memo.end() ? "" : " (solved again, larger budget)"));
-        if (!exits) {
-          if (cap && expansions - before > cap && limits.progress)
-            limits.progress(
-                llvm::formatv("synthesis: block memo stopped at block "
-                              "{0}/{1}: one of its {2} entries to solve "
-                              "took over {3} expansions, {4} left",
-                              k + 1, cut.size() - 1, unsolved, cap,
-                              limits.maxExpansions -
-                                  std::min(limits.maxExpansions, expansions))
-                    .str());
-          return std::nullopt;
-        }
-        ++solves;
-        solved.push_back(std::move(*exits));
-        if (it == memo.end())
-          it = memo.emplace(std::move(memoKey), Solved{}).first;
-        it->second = Solved{budget, &solved.back()};
-      }
-      const std::vector<Exit> &exits = *it->second.exits;
-      for (uint32_t x = 0; x < exits.size(); ++x) {
-        double g = frontier[k][i].g + exits[x].cost;
-        auto [slot, inserted] = index.try_emplace(keyBytes(exits[x].key), 0);
-        if (!inserted && next[slot->second].g <= g)
-          continue;
-        Outer o{exits[x].key, g, i, &exits, x};
-        if (inserted) {
-          slot->second = next.size();
-          next.push_back(std::move(o));
-        } else {
-          next[slot->second] = std::move(o);
-        }
+}
+
+bool MemoSearch::joinBlock(unsigned k, unsigned cls) {
+  std::unordered_map<std::string, uint32_t> index;
+  auto &next = frontier[k + 1];
+  // Per entry, how many entries after it no block of the class has
+  // solved (their keys differ, so solving one solves no other).
+  std::vector<size_t> unsolvedFrom(frontier[k].size() + 1, 0);
+  if (limits.stopWhenHopeless)
+    for (size_t j = frontier[k].size(); j-- > 0;)
+      unsolvedFrom[j] = unsolvedFrom[j + 1] +
+                        !memo.count({cls, keyBytes(frontier[k][j].key)});
+  for (uint32_t i = 0; i < frontier[k].size(); ++i) {
+    const std::vector<Exit> *found =
+        exitsFrom(k, cls, i, 1 + unsolvedFrom[i + 1]);
+    if (!found)
+      return false;
+    const std::vector<Exit> &exits = *found;
+    for (uint32_t x = 0; x < exits.size(); ++x) {
+      double g = frontier[k][i].g + exits[x].cost;
+      auto [slot, inserted] = index.try_emplace(keyBytes(exits[x].key), 0);
+      if (!inserted && next[slot->second].g <= g)
+        continue;
+      Outer o{exits[x].key, g, i, &exits, x};
+      if (inserted) {
+        slot->second = next.size();
+        next.push_back(std::move(o));
+      } else {
+        next[slot->second] = std::move(o);
       }
     }
-    // States that cannot beat the incumbent (by the state bound), then
-    // dominated ones.
-    std::vector<bool> keep(next.size(), true);
-    for (size_t i = 0; i < next.size(); ++i) {
-      double h = limits.admissible ? space.heuristic(b, next[i].key) : 0;
-      keep[i] = next[i].g + h <= incumbent * (1 + 1e-12);
-    }
-    compact(next, keep);
-    compact(next,
-            survivors(
-                space, b, next.size(),
-                [&](uint32_t i) -> const StateKey & { return next[i].key; },
-                [&](uint32_t i) { return next[i].g; }));
-    if (limits.progress &&
-        std::chrono::duration<double>(Clock::now() - start).count() > 1)
-      limits.progress(llvm::formatv("synthesis (memo): block {0}/{1}, {2} "
-                                    "states, {3} expansions",
-                                    k + 1, cut.size() - 1, next.size(),
-                                    expansions)
-                          .str());
   }
-  classes = seenClasses.size();
+  return true;
+}
+
+const std::vector<Exit> *MemoSearch::exitsFrom(unsigned k, unsigned cls,
+                                               uint32_t i, size_t unsolved) {
+  unsigned a = cut[k], b = cut[k + 1];
+  const Outer &from = frontier[k][i];
+  auto memoKey = std::make_pair(cls, keyBytes(from.key));
+  // Exits worth having: with the bound of the rest of the program
+  // (not of the state: the memo serves every block of the class), a
+  // dearer exit cannot beat the incumbent.
+  double budget = kInf;
+  if (limits.admissible && !std::isinf(incumbent))
+    budget = incumbent * (1 + 1e-9) - from.g - space.heuristic(b);
+  auto it = memo.find(memoKey);
+  if (it != memo.end() && it->second.budget >= budget)
+    return it->second.exits;
+  uint64_t before = expansions;
+  // A solve that takes more than twice its share of the expansions left
+  // shows the memo will not finish (a heuristic, as the plain A*'s
+  // hopeless stop; only with stopWhenHopeless).
+  uint64_t cap = solveCap(unsolved);
+  auto exits = solve(a, b, from.key, budget, cap);
+  LLVM_DEBUG(llvm::dbgs() << llvm::formatv(
+                 "block {0} [{1},{2}) live {3} class {4} entry {5}: {6} "
+                 "expansions, {7} exits{8}\n",
+                 k, a, b, space.live(a).size(), cls, i, expansions - before,
+                 exits ? exits->size() : 0,
+                 it == memo.end() ? "" : " (solved again, larger budget)"));
+  if (!exits) {
+    if (cap && expansions - before > cap && limits.progress)
+      limits.progress(
+          llvm::formatv("synthesis: block memo stopped at block "
+                        "{0}/{1}: one of its {2} entries to solve "
+                        "took over {3} expansions, {4} left",
+                        k + 1, cut.size() - 1, unsolved, cap,
+                        limits.maxExpansions -
+                            std::min(limits.maxExpansions, expansions))
+              .str());
+    return nullptr;
+  }
+  ++solves;
+  solved.push_back(std::move(*exits));
+  if (it == memo.end())
+    it = memo.emplace(std::move(memoKey), Solved{}).first;
+  it->second = Solved{budget, &solved.back()};
+  return it->second.exits;
+}
+
+void MemoSearch::prune(unsigned k) {
+  unsigned b = cut[k + 1];
+  auto &next = frontier[k + 1];
+  std::vector<bool> keep(next.size(), true);
+  for (size_t i = 0; i < next.size(); ++i) {
+    double h = limits.admissible ? space.heuristic(b, next[i].key) : 0;
+    keep[i] = next[i].g + h <= incumbent * (1 + 1e-12);
+  }
+  compact(next, keep);
+  compact(next, survivors(
+                    space, b, next.size(),
+                    [&](uint32_t i) -> const StateKey & { return next[i].key; },
+                    [&](uint32_t i) { return next[i].g; }));
+}
+
+std::optional<SearchOutcome> MemoSearch::planAtEnd() {
   auto &goals = frontier.back();
   if (goals.empty()) {
     // Nothing within the incumbent (rounding): let the plain A* decide.

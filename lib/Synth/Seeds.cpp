@@ -72,118 +72,177 @@ std::vector<SearchOutcome> weft::synth::seedPlans(SearchSpace &space,
 }
 
 namespace {
-std::optional<SearchOutcome> seedOf(SearchSpace &space, SeedMode mode,
-                                    bool memoryPruning, bool checkpointed) {
-  unsigned reps = space.numReps(), end = space.numPositions();
+/// What a choice does that the seeds rank, known before its step: operand
+/// dims split on the batch (dim 0 of activations), parameters split, both
+/// along the node axis or inside nodes, and the storage chosen for the
+/// parameters used first (bytes, or how many miss the wanted strategy).
+struct ChoiceShape {
+  int batchSplits = 0, paramSplits = 0, nodeBatch = 0, localParams = 0;
+  double storage = 0;
+};
+
+/// One seed, built position by position.
+class SeedBuilder {
+public:
+  SeedBuilder(SearchSpace &space, SeedMode mode, bool memoryPruning,
+              bool checkpointed);
+  std::optional<SearchOutcome> run();
+
+private:
+  using Rank = std::tuple<int, int, double, double>;
+  ChoiceShape shapeOf(unsigned p, const StepChoice &c);
+  /// The rank's leading parts (all but the step's cost): a choice they
+  /// rank below the best cannot win, since the cost only breaks ties.
+  std::tuple<int, int, double> lead(const ChoiceShape &x) const;
+  /// The rank of a choice whose step gives `r` and leaves `next`.
+  Rank rank(const ChoiceShape &x, const StepResult &r,
+            const MemoryTally &next) const;
+  /// Takes the best choice at position p; false when none is possible.
+  bool choose(unsigned p);
+
+  SearchSpace &space;
+  SeedMode mode;
+  bool memoryPruning, checkpointed;
+  unsigned reps, end;
+  /// The uniform modes' storage: the strategy wanted for every parameter.
+  std::optional<spmd::ParamStrategy> wanted;
+  /// Per position: the last op of a checkpointed block (kept).
+  std::vector<bool> lastOfBlock;
   StateKey key;
   SearchOutcome out;
-  MemoryTally memory(reps);
-  // The uniform modes' storage: the strategy wanted for every parameter.
-  std::optional<spmd::ParamStrategy> wanted;
+  MemoryTally memory;
+};
+
+SeedBuilder::SeedBuilder(SearchSpace &space, SeedMode mode, bool memoryPruning,
+                         bool checkpointed)
+    : space(space), mode(mode), memoryPruning(memoryPruning),
+      checkpointed(checkpointed), reps(space.numReps()),
+      end(space.numPositions()), lastOfBlock(end + 1, false), memory(reps) {
   if (mode == SeedMode::Replicated)
     wanted = spmd::ParamStrategy::Replicated;
   else if (mode == SeedMode::Zero1)
     wanted = spmd::ParamStrategy::Zero1;
   else if (mode == SeedMode::Zero2)
     wanted = spmd::ParamStrategy::Zero2;
-  std::vector<bool> lastOfBlock(end + 1, false);
   if (checkpointed && space.recomputes())
     for (unsigned c : space.checkpointCuts())
       if (c > 0)
         lastOfBlock[c - 1] = true;
-  for (unsigned p = 0; p < end; ++p) {
-    const OpInfo &op = space.ops[p];
-    std::optional<StepResult> best;
-    StepChoice bestChoice;
-    std::tuple<int, int, double, double> bestKey;
-    bool recomputeHere =
-        checkpointed && space.recomputes() && op.grad && !lastOfBlock[p];
-    space.forEachChoice(p, [&](const StepChoice &c) {
-      if (checkpointed && c.recompute != recomputeHere)
-        return;
-      const OpOption &option = op.options[c.option];
-      int batchSplits = 0, paramSplits = 0, nodeBatch = 0, localParams = 0;
-      double storage = 0;
-      for (auto [i, v] : llvm::enumerate(op.operands)) {
-        if (option.operands[i] == kNoDist)
-          continue;
-        const ValueInfo &info = space.values[v];
-        spmd::DistAttr d = space.dist(option.operands[i]);
-        for (auto [a, e] : llvm::enumerate(d.getAxes())) {
-          if (space.axisSizes[a] <= 1)
-            continue;
-          bool activation = info.kind == ValueInfo::Kind::Op ||
-                            info.kind == ValueInfo::Kind::Input;
-          if (activation && e.isGather() && e.dim == 0) {
-            ++batchSplits;
-            nodeBatch += a == 0;
-          }
-          if (info.kind == ValueInfo::Kind::Parameter && !e.isIdentity()) {
-            ++paramSplits;
-            localParams += a > 0;
-          }
-        }
-        if (info.defPos < 0 && info.uses.front() == p) {
-          auto opts = space.storageOptions(v, option.operands[i]);
-          if (c.storage[i] < opts.size()) {
-            const StorageOption &so = opts[c.storage[i]];
-            if (!wanted)
-              storage +=
-                  *std::max_element(so.committed.begin(), so.committed.end());
-            else
-              storage += so.strategy == *wanted ||
-                                 so.strategy == spmd::ParamStrategy::Buffer
-                             ? 0
-                             : 1;
-          }
-        }
+}
+
+ChoiceShape SeedBuilder::shapeOf(unsigned p, const StepChoice &c) {
+  const OpInfo &op = space.ops[p];
+  const OpOption &option = op.options[c.option];
+  ChoiceShape x;
+  for (auto [i, v] : llvm::enumerate(op.operands)) {
+    if (option.operands[i] == kNoDist)
+      continue;
+    const ValueInfo &info = space.values[v];
+    spmd::DistAttr d = space.dist(option.operands[i]);
+    for (auto [a, e] : llvm::enumerate(d.getAxes())) {
+      if (space.axisSizes[a] <= 1)
+        continue;
+      bool activation = info.kind == ValueInfo::Kind::Op ||
+                        info.kind == ValueInfo::Kind::Input;
+      if (activation && e.isGather() && e.dim == 0) {
+        ++x.batchSplits;
+        x.nodeBatch += a == 0;
       }
-      // The key's leading parts are known before the step (except in
-      // LeastMemory mode): a choice they rank below the best cannot win,
-      // since the step's cost only breaks ties.
-      std::tuple<int, int, double> lead{-batchSplits, paramSplits, storage};
-      if (mode == SeedMode::TensorParallel)
-        lead = {-nodeBatch, -localParams, 0};
-      if (best && mode != SeedMode::LeastMemory &&
-          std::make_tuple(std::get<0>(bestKey), std::get<1>(bestKey),
-                          std::get<2>(bestKey)) < lead)
-        return;
-      auto r = space.step(p, key, c);
-      if (!r)
-        return;
-      MemoryTally next = memory.after(*r);
-      if (memoryPruning && !space.mayFit(next, p + 1))
-        return;
-      std::tuple<int, int, double, double> k{-batchSplits, paramSplits, storage,
-                                             r->cost};
-      // Data parallel across nodes, parameters split inside them (as
-      // TP-DP), the rest as cheap as the held distributions allow.
-      if (mode == SeedMode::TensorParallel)
-        k = {-nodeBatch, -localParams, 0, r->cost};
-      if (mode == SeedMode::LeastMemory) {
-        // The fullest device after the step, as a share of its capacity.
-        double fullest = 0;
-        for (unsigned i = 0; i < reps; ++i)
-          fullest = std::max(fullest, next.peak(i) / space.capacity()[i]);
-        k = {0, 0, fullest, r->cost};
+      if (info.kind == ValueInfo::Kind::Parameter && !e.isIdentity()) {
+        ++x.paramSplits;
+        x.localParams += a > 0;
       }
-      if (!best || k < bestKey) {
-        best = std::move(r);
-        bestChoice = c;
-        bestKey = k;
+    }
+    if (info.defPos < 0 && info.uses.front() == p) {
+      auto opts = space.storageOptions(v, option.operands[i]);
+      if (c.storage[i] < opts.size()) {
+        const StorageOption &so = opts[c.storage[i]];
+        if (!wanted)
+          x.storage +=
+              *std::max_element(so.committed.begin(), so.committed.end());
+        else
+          x.storage += so.strategy == *wanted ||
+                               so.strategy == spmd::ParamStrategy::Buffer
+                           ? 0
+                           : 1;
       }
-    });
-    if (!best)
-      return std::nullopt;
-    out.cost += best->cost;
-    memory.add(*best);
-    key = std::move(best->next);
-    out.choices.push_back(bestChoice);
+    }
   }
+  return x;
+}
+
+std::tuple<int, int, double> SeedBuilder::lead(const ChoiceShape &x) const {
+  if (mode == SeedMode::TensorParallel)
+    return {-x.nodeBatch, -x.localParams, 0};
+  return {-x.batchSplits, x.paramSplits, x.storage};
+}
+
+SeedBuilder::Rank SeedBuilder::rank(const ChoiceShape &x, const StepResult &r,
+                                    const MemoryTally &next) const {
+  // Data parallel across nodes, parameters split inside them (as TP-DP),
+  // the rest as cheap as the held distributions allow.
+  if (mode == SeedMode::TensorParallel)
+    return {-x.nodeBatch, -x.localParams, 0, r.cost};
+  if (mode == SeedMode::LeastMemory) {
+    // The fullest device after the step, as a share of its capacity.
+    double fullest = 0;
+    for (unsigned i = 0; i < reps; ++i)
+      fullest = std::max(fullest, next.peak(i) / space.capacity()[i]);
+    return {0, 0, fullest, r.cost};
+  }
+  return {-x.batchSplits, x.paramSplits, x.storage, r.cost};
+}
+
+bool SeedBuilder::choose(unsigned p) {
+  const OpInfo &op = space.ops[p];
+  std::optional<StepResult> best;
+  StepChoice bestChoice;
+  Rank bestRank;
+  bool recomputeHere =
+      checkpointed && space.recomputes() && op.grad && !lastOfBlock[p];
+  space.forEachChoice(p, [&](const StepChoice &c) {
+    if (checkpointed && c.recompute != recomputeHere)
+      return;
+    ChoiceShape x = shapeOf(p, c);
+    // The leading parts are not known before the step in LeastMemory mode.
+    if (best && mode != SeedMode::LeastMemory &&
+        std::make_tuple(std::get<0>(bestRank), std::get<1>(bestRank),
+                        std::get<2>(bestRank)) < lead(x))
+      return;
+    auto r = space.step(p, key, c);
+    if (!r)
+      return;
+    MemoryTally next = memory.after(*r);
+    if (memoryPruning && !space.mayFit(next, p + 1))
+      return;
+    Rank k = rank(x, *r, next);
+    if (!best || k < bestRank) {
+      best = std::move(r);
+      bestChoice = c;
+      bestRank = k;
+    }
+  });
+  if (!best)
+    return false;
+  out.cost += best->cost;
+  memory.add(*best);
+  key = std::move(best->next);
+  out.choices.push_back(bestChoice);
+  return true;
+}
+
+std::optional<SearchOutcome> SeedBuilder::run() {
+  for (unsigned p = 0; p < end; ++p)
+    if (!choose(p))
+      return std::nullopt;
   out.found = true;
   for (unsigned i = 0; i < reps; ++i)
     out.peakMemory.push_back(memory.peak(i));
   return out;
 }
 
+std::optional<SearchOutcome> seedOf(SearchSpace &space, SeedMode mode,
+                                    bool memoryPruning, bool checkpointed) {
+  return SeedBuilder(space, mode, memoryPruning, checkpointed).run();
+}
 } // namespace

@@ -57,7 +57,22 @@ struct SpaceBuilder {
     return it->second;
   }
 
+  /// The values and the order of the ops of `func`.
   llvm::Error collect(mlir::func::FuncOp func);
+  /// A value of the program (its type static).
+  llvm::Error addValue(mlir::Value v, ValueInfo::Kind kind, int defPos,
+                       std::string name);
+  /// Parameters and buffers as values; the other ops in program order
+  /// (`nonLeaf`), those computed from leaves alone in `lazy`.
+  llvm::Error collectLeaves(mlir::func::FuncOp func,
+                            std::vector<mlir::Operation *> &nonLeaf,
+                            llvm::DenseSet<mlir::Operation *> &lazy);
+  /// The search's order: lazy ops just before their first user.
+  std::vector<mlir::Operation *>
+  orderOps(llvm::ArrayRef<mlir::Operation *> nonLeaf,
+           const llvm::DenseSet<mlir::Operation *> &lazy);
+  /// The ops in `order` with their results and the uses of their operands.
+  llvm::Error addOps(llvm::ArrayRef<mlir::Operation *> order);
   llvm::Error makeMesh(const ClusterSpec &spec, llvm::ArrayRef<double> ratios);
   /// The options of op p and their costs.
   llvm::Error makeOptions(unsigned p);
@@ -119,25 +134,26 @@ double SpaceBuilder::recipeSeconds(const OpInfo &info, const OpOption &option,
   return seconds;
 }
 
+llvm::Error SpaceBuilder::addValue(mlir::Value v, ValueInfo::Kind kind,
+                                   int defPos, std::string name) {
+  auto type = v.getType().dyn_cast<mlir::RankedTensorType>();
+  if (!type || !type.hasStaticShape())
+    return badInput("synthesis needs static tensor types; '{0}' has none",
+                    name.empty() ? std::string("a value") : name);
+  ValueInfo info;
+  info.kind = kind;
+  info.value = v;
+  info.typeId = typeId(type);
+  info.shape.assign(type.getShape().begin(), type.getShape().end());
+  info.isFloat = type.getElementType().isa<mlir::FloatType>();
+  info.defPos = defPos;
+  info.name = std::move(name);
+  valueIds[v] = s.values_.size();
+  s.values_.push_back(std::move(info));
+  return llvm::Error::success();
+}
+
 llvm::Error SpaceBuilder::collect(mlir::func::FuncOp func) {
-  auto addValue = [&](mlir::Value v, ValueInfo::Kind kind, int defPos,
-                      std::string name) -> llvm::Error {
-    auto type = v.getType().dyn_cast<mlir::RankedTensorType>();
-    if (!type || !type.hasStaticShape())
-      return badInput("synthesis needs static tensor types; '{0}' has none",
-                      name.empty() ? std::string("a value") : name);
-    ValueInfo info;
-    info.kind = kind;
-    info.value = v;
-    info.typeId = typeId(type);
-    info.shape.assign(type.getShape().begin(), type.getShape().end());
-    info.isFloat = type.getElementType().isa<mlir::FloatType>();
-    info.defPos = defPos;
-    info.name = std::move(name);
-    valueIds[v] = s.values_.size();
-    s.values_.push_back(std::move(info));
-    return llvm::Error::success();
-  };
   for (mlir::BlockArgument arg : func.getArguments()) {
     std::string name;
     if (auto n = func.getArgAttrOfType<mlir::StringAttr>(arg.getArgNumber(),
@@ -151,6 +167,21 @@ llvm::Error SpaceBuilder::collect(mlir::func::FuncOp func) {
   // first user, so that repeated blocks have repeated live sets.
   std::vector<mlir::Operation *> nonLeaf;
   llvm::DenseSet<mlir::Operation *> lazy;
+  if (auto err = collectLeaves(func, nonLeaf, lazy))
+    return err;
+  if (auto err = addOps(orderOps(nonLeaf, lazy)))
+    return err;
+  for (ValueInfo &v : s.values_)
+    v.availableAt = v.defPos >= 0    ? unsigned(v.defPos + 1)
+                    : v.uses.empty() ? ~0u
+                                     : v.uses.front() + 1;
+  return llvm::Error::success();
+}
+
+llvm::Error
+SpaceBuilder::collectLeaves(mlir::func::FuncOp func,
+                            std::vector<mlir::Operation *> &nonLeaf,
+                            llvm::DenseSet<mlir::Operation *> &lazy) {
   for (mlir::Operation &op : func.getBody().front()) {
     if (llvm::isa<mlir::func::ReturnOp>(op))
       continue;
@@ -180,6 +211,12 @@ llvm::Error SpaceBuilder::collect(mlir::func::FuncOp func) {
       lazy.insert(&op);
     nonLeaf.push_back(&op);
   }
+  return llvm::Error::success();
+}
+
+std::vector<mlir::Operation *>
+SpaceBuilder::orderOps(llvm::ArrayRef<mlir::Operation *> nonLeaf,
+                       const llvm::DenseSet<mlir::Operation *> &lazy) {
   llvm::DenseSet<mlir::Operation *> placed;
   std::vector<mlir::Operation *> order;
   std::function<void(mlir::Operation *)> place = [&](mlir::Operation *op) {
@@ -196,6 +233,10 @@ llvm::Error SpaceBuilder::collect(mlir::func::FuncOp func) {
       place(op);
   for (mlir::Operation *op : nonLeaf)
     place(op);
+  return order;
+}
+
+llvm::Error SpaceBuilder::addOps(llvm::ArrayRef<mlir::Operation *> order) {
   for (auto [p, op] : llvm::enumerate(order)) {
     OpInfo info;
     info.op = op;
@@ -216,10 +257,6 @@ llvm::Error SpaceBuilder::collect(mlir::func::FuncOp func) {
     }
     s.ops_.push_back(std::move(info));
   }
-  for (ValueInfo &v : s.values_)
-    v.availableAt = v.defPos >= 0    ? unsigned(v.defPos + 1)
-                    : v.uses.empty() ? ~0u
-                                     : v.uses.front() + 1;
   return llvm::Error::success();
 }
 
