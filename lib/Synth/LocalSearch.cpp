@@ -137,6 +137,131 @@ public:
   bool memoryRejected = false;
   Prefix prefix;
 };
+
+/// The sweeps of improvePlan over one plan (docs/Synthesis.md "Local
+/// improvement"). Joint sweeps first: positions of the first block of each
+/// class (and those of no repeated block) only; a change that gains there
+/// is made in every block of the class that had the same choice, when the
+/// whole plan then gains more than by the one change. Then sweeps over
+/// every position. Sweeps repeat until one changes nothing (or the budget
+/// ends); a change must gain more than rounding.
+///
+/// A position whose choices all failed to gain is not tried again until a
+/// change could alter what its trials saw: a change at x whose states
+/// differ up to y reopens the positions up to y whose trials reached x;
+/// one that lowers the plan's peak memory on some device reopens the
+/// positions that memory rejected.
+class Sweeps {
+public:
+  Sweeps(SearchSpace &space, Improver &im, std::vector<StepChoice> &choices)
+      : space(space), im(im), choices(choices), end(space.numPositions()),
+        cost(im.prefix.g[end]), twins(end), follower(end, false), open(end),
+        memoryRejected(end), reach(end) {
+    findTwins();
+  }
+
+  /// Joint sweeps, then sweeps over every position; the plan's cost.
+  double run() {
+    for (bool joint : {true, false}) {
+      std::fill(open.begin(), open.end(), 1);
+      im.maxTrial = joint ? 0 : kTrialSpan;
+      while (!im.exhausted() && sweep(joint)) {
+      }
+    }
+    return cost;
+  }
+
+private:
+  /// Repeated blocks (BlockClasses.h): for a position of the first block
+  /// of its class, the same position in the class's other blocks.
+  void findTwins() {
+    for (const RepeatedBlocks &rb : repeatedBlocks(space))
+      for (unsigned o = 0; o < rb.length; ++o)
+        for (size_t k = 1; k < rb.starts.size(); ++k) {
+          twins[rb.starts[0] + o].push_back(rb.starts[k] + o);
+          follower[rb.starts[k] + o] = true;
+        }
+  }
+
+  /// One sweep over the open positions; true when it changed the plan.
+  bool sweep(bool joint) {
+    bool changed = false;
+    for (unsigned p = 0; p < end && !im.exhausted(); ++p) {
+      if (!open[p] || (joint && follower[p]))
+        continue;
+      double bestCost = cost * (1 - 1e-9);
+      std::optional<StepChoice> best = bestAt(p, bestCost);
+      reach[p] = im.reach;
+      memoryRejected[p] = im.memoryRejected;
+      open[p] = im.exhausted();
+      if (!best)
+        continue;
+      accept(p, *best, bestCost, joint);
+      changed = true;
+    }
+    return changed;
+  }
+
+  /// The other choice at p that gains most below `bestCost` (lowered to
+  /// its cost); none when none gains.
+  std::optional<StepChoice> bestAt(unsigned p, double &bestCost) {
+    std::optional<StepChoice> best;
+    im.reach = p;
+    im.memoryRejected = false;
+    space.forEachChoice(p, [&](const StepChoice &c) {
+      if (c == choices[p] || im.exhausted())
+        return;
+      if (auto g = im.tryChoice(choices, p, c, bestCost)) {
+        bestCost = *g;
+        best = c;
+      }
+    });
+    return best;
+  }
+
+  /// Makes `best` (costing `bestCost`) the choice at p, in a joint sweep
+  /// at its twins too when the plan gains more, and reopens the positions
+  /// the change may concern.
+  void accept(unsigned p, const StepChoice &best, double bestCost, bool joint) {
+    StepChoice old = choices[p];
+    choices[p] = best;
+    MemoryTally before = im.prefix.memory[end];
+    im.lastChanged = p;
+    bool rebuilt = false;
+    if (joint && !twins[p].empty()) {
+      std::vector<StepChoice> all = choices;
+      for (unsigned t : twins[p])
+        if (all[t] == old)
+          all[t] = best;
+      rebuilt = im.rebuild(all, p) && im.prefix.g[end] < bestCost;
+      if (rebuilt)
+        choices = std::move(all);
+    }
+    if (!rebuilt) {
+      bool ok = im.rebuild(choices, p);
+      assert(ok && "an accepted change replays");
+      (void)ok;
+    }
+    cost = im.prefix.g[end];
+    bool lessMemory = false;
+    for (unsigned k = 0; k < space.numReps(); ++k)
+      lessMemory |= im.prefix.memory[end].peak(k) < before.peak(k);
+    for (unsigned q = 0; q < end; ++q)
+      if ((q <= im.lastChanged && reach[q] >= p) ||
+          (lessMemory && memoryRejected[q]))
+        open[q] = 1;
+  }
+
+  SearchSpace &space;
+  Improver &im;
+  std::vector<StepChoice> &choices;
+  unsigned end;
+  double cost;
+  std::vector<std::vector<unsigned>> twins;
+  std::vector<bool> follower;
+  std::vector<uint8_t> open, memoryRejected;
+  std::vector<unsigned> reach;
+};
 } // namespace
 
 uint64_t weft::synth::improvePlan(SearchSpace &space, SearchOutcome &plan,
@@ -153,87 +278,7 @@ uint64_t weft::synth::improvePlan(SearchSpace &space, SearchOutcome &plan,
   std::vector<StepChoice> choices = plan.choices;
   if (!im.rebuild(choices, 0))
     return im.steps;
-  double cost = im.prefix.g[end];
-  // Repeated blocks (BlockClasses.h): for a position of the first block of
-  // its class, the same position in the class's other blocks.
-  std::vector<std::vector<unsigned>> twins(end);
-  std::vector<bool> follower(end, false);
-  for (const RepeatedBlocks &rb : repeatedBlocks(space))
-    for (unsigned o = 0; o < rb.length; ++o)
-      for (size_t k = 1; k < rb.starts.size(); ++k) {
-        twins[rb.starts[0] + o].push_back(rb.starts[k] + o);
-        follower[rb.starts[k] + o] = true;
-      }
-  // Joint sweeps first: positions of the first block of each class (and
-  // those of no repeated block) only; a change that gains there is made
-  // in every block of the class that had the same choice, when the whole
-  // plan then gains more than by the one change. Then sweeps over every
-  // position. Sweeps repeat until one changes nothing (or the budget
-  // ends); a change must gain more than rounding.
-  //
-  // A position whose choices all failed to gain is not tried again until a
-  // change could alter what its trials saw: a change at x whose states
-  // differ up to y reopens the positions up to y whose trials reached x;
-  // one that lowers the plan's peak memory on some device reopens the
-  // positions that memory rejected.
-  std::vector<uint8_t> open(end), memoryRejected(end);
-  std::vector<unsigned> reach(end);
-  for (bool joint : {true, false}) {
-    std::fill(open.begin(), open.end(), 1);
-    im.maxTrial = joint ? 0 : kTrialSpan;
-    for (bool changed = true; changed && !im.exhausted();) {
-      changed = false;
-      for (unsigned p = 0; p < end && !im.exhausted(); ++p) {
-        if (!open[p] || (joint && follower[p]))
-          continue;
-        std::optional<StepChoice> best;
-        double bestCost = cost * (1 - 1e-9);
-        im.reach = p;
-        im.memoryRejected = false;
-        space.forEachChoice(p, [&](const StepChoice &c) {
-          if (c == choices[p] || im.exhausted())
-            return;
-          if (auto g = im.tryChoice(choices, p, c, bestCost)) {
-            bestCost = *g;
-            best = c;
-          }
-        });
-        reach[p] = im.reach;
-        memoryRejected[p] = im.memoryRejected;
-        open[p] = im.exhausted();
-        if (!best)
-          continue;
-        StepChoice old = choices[p];
-        choices[p] = *best;
-        MemoryTally before = im.prefix.memory[end];
-        im.lastChanged = p;
-        bool rebuilt = false;
-        if (joint && !twins[p].empty()) {
-          std::vector<StepChoice> all = choices;
-          for (unsigned t : twins[p])
-            if (all[t] == old)
-              all[t] = *best;
-          rebuilt = im.rebuild(all, p) && im.prefix.g[end] < bestCost;
-          if (rebuilt)
-            choices = std::move(all);
-        }
-        if (!rebuilt) {
-          bool ok = im.rebuild(choices, p);
-          assert(ok && "an accepted change replays");
-          (void)ok;
-        }
-        cost = im.prefix.g[end];
-        changed = true;
-        bool lessMemory = false;
-        for (unsigned k = 0; k < reps; ++k)
-          lessMemory |= im.prefix.memory[end].peak(k) < before.peak(k);
-        for (unsigned q = 0; q < end; ++q)
-          if ((q <= im.lastChanged && reach[q] >= p) ||
-              (lessMemory && memoryRejected[q]))
-            open[q] = 1;
-      }
-    }
-  }
+  double cost = Sweeps(space, im, choices).run();
   if (cost < plan.cost) {
     plan.cost = cost;
     plan.choices = std::move(choices);
