@@ -21,11 +21,11 @@ import sys
 # the bare word.
 TYPED = re.compile(r'#spmd(?:<\w+\s+|\.\w+<)(\w+)>')
 QUOTED_WORD = re.compile(r'"(\w+)"')
-VERSION = re.compile(r'spmd\.format_version\s*=\s*\d+\s*:\s*i64')
+VERSION = re.compile(r'spmd\.version\s*=\s*\d+(\s*:\s*i64)?')
 
 
 def normalise(text):
-    text = VERSION.sub("spmd.format_version = ?", text)
+    text = VERSION.sub("spmd.version = ?", text)
     text = TYPED.sub(r"\1", text)
     return QUOTED_WORD.sub(r"\1", text)
 

@@ -121,11 +121,12 @@ weft::ratio::selectCollectives(mlir::ModuleOp plan, const ClusterSpec &spec,
     auto *f = planFunction(*copy);
     mlir::Builder b(plan.getContext());
     for (mlir::Operation &op : f->getRegion(0).front()) {
-      if (llvm::isa<spmd::AllGatherOp>(op))
-        op.setAttr("mode", b.getStringAttr(second ? "grouped" : "padded"));
-      if (llvm::isa<spmd::AllReduceOp>(op))
-        op.setAttr("algorithm",
-                   b.getStringAttr(second ? "hierarchical" : "ring"));
+      if (auto gather = llvm::dyn_cast<spmd::AllGatherOp>(op))
+        gather.setMode(second ? spmd::GatherMode::Grouped
+                              : spmd::GatherMode::Padded);
+      if (auto reduce = llvm::dyn_cast<spmd::AllReduceOp>(op))
+        reduce.setAlgorithm(second ? spmd::AllReduceAlgorithm::Hierarchical
+                                   : spmd::AllReduceAlgorithm::Ring);
     }
     auto estimate = evaluatePlan(*copy, spec, options);
     if (!estimate)
@@ -143,29 +144,32 @@ weft::ratio::selectCollectives(mlir::ModuleOp plan, const ClusterSpec &spec,
                      "the evaluator recorded {0} collectives, the plan has {1}",
                      first->size(), relayouts.size());
   SelectResult result;
-  mlir::Builder b(plan.getContext());
   for (auto [i, op] : llvm::enumerate(relayouts)) {
-    bool gather = llvm::isa<spmd::AllGatherOp>(op);
-    bool reduce = llvm::isa<spmd::AllReduceOp>(op);
+    auto gather = llvm::dyn_cast<spmd::AllGatherOp>(op);
+    auto reduce = llvm::dyn_cast<spmd::AllReduceOp>(op);
     if (!gather && !reduce)
       continue;
     ++result.considered;
-    llvm::StringRef name = gather ? "mode" : "algorithm";
-    llvm::StringRef a = gather ? "padded" : "ring";
-    llvm::StringRef bName = gather ? "grouped" : "hierarchical";
-    auto current = op->getAttrOfType<mlir::StringAttr>(name);
-    llvm::StringRef now = current ? current.getValue() : a;
+    // Variant 0 (padded, ring) or 1 (grouped, hierarchical).
+    bool now = gather ? gather.getMode() == spmd::GatherMode::Grouped
+                      : reduce.getAlgorithm() ==
+                            spmd::AllReduceAlgorithm::Hierarchical;
     double ta = (*first)[i].forwardSeconds + (*first)[i].dualSeconds;
     double tb = (*second)[i].forwardSeconds + (*second)[i].dualSeconds;
-    llvm::StringRef pick = now;
+    bool pick = now;
     if (tb < ta * (1 - 1e-12))
-      pick = bName;
+      pick = true;
     else if (ta < tb * (1 - 1e-12))
-      pick = a;
-    if (pick != now) {
-      op->setAttr(name, b.getStringAttr(pick));
-      ++result.changed;
-    }
+      pick = false;
+    if (pick == now)
+      continue;
+    if (gather)
+      gather.setMode(pick ? spmd::GatherMode::Grouped
+                          : spmd::GatherMode::Padded);
+    else
+      reduce.setAlgorithm(pick ? spmd::AllReduceAlgorithm::Hierarchical
+                               : spmd::AllReduceAlgorithm::Ring);
+    ++result.changed;
   }
   return result;
 }

@@ -1,18 +1,21 @@
 //===- PlanWalk.cpp - Helpers of the one plan walk ------------------------===//
 
 #include "weft/Eval/PlanWalk.h"
+#include "Spmd/IR/SpmdOps.h"
 
 using namespace weft;
 
 CollectiveVariant eval::variantOf(mlir::Operation *op) {
   CollectiveVariant variant;
-  if (auto mode = op->getAttrOfType<mlir::StringAttr>("mode"))
-    variant.uneven = mode.getValue() == "grouped" ? UnevenVariant::Grouped
-                                                  : UnevenVariant::Padded;
-  if (auto algo = op->getAttrOfType<mlir::StringAttr>("algorithm"))
-    variant.algo = algo.getValue() == "hierarchical"
-                       ? AllReduceAlgo::Hierarchical
-                       : AllReduceAlgo::Ring;
+  if (auto gather = llvm::dyn_cast<spmd::AllGatherOp>(op))
+    variant.uneven = gather.getMode() == spmd::GatherMode::Grouped
+                         ? UnevenVariant::Grouped
+                         : UnevenVariant::Padded;
+  if (auto reduce = llvm::dyn_cast<spmd::AllReduceOp>(op))
+    variant.algo =
+        reduce.getAlgorithm() == spmd::AllReduceAlgorithm::Hierarchical
+            ? AllReduceAlgo::Hierarchical
+            : AllReduceAlgo::Ring;
   return variant;
 }
 

@@ -328,7 +328,7 @@ std::optional<PlanMismatch> weft::exec::firstBackwardMismatch(
       std::string tensor = "gradient of " + describeValue(v, matcher);
       spmd::ParameterOp p = rootParameter(v);
       mlir::Value leaf = p ? matcher.graphValueOf(p.getResult()) : nullptr;
-      if (p && p.getStrategy() == "buffer" && leaf &&
+      if (p && p.getStrategy() == spmd::ParamStrategy::Buffer && leaf &&
           llvm::isa<g::ParameterOp>(leaf.getDefiningOp()))
         return PlanMismatch{"spmd.parameter '" + p.getName().str() +
                                 "' (strategy buffer: not trained)",

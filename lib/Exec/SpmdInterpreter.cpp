@@ -263,7 +263,7 @@ llvm::Error SpmdInterpreter::Impl::forwardOp(mlir::Operation &op,
         if (auto err = checkWhole(*w, p.getType(), "parameter", name))
           return err;
         values[p.getResult()] = shardWhole(geo, *w, p.getDist());
-        if (!isBuffer && p.getStrategy() != "buffer" && w->isFloat())
+        if (!isBuffer && p.getStrategy() != spmd::ParamStrategy::Buffer && w->isFloat())
           needsGrad.insert(p.getResult());
         return Error::success();
       })
@@ -557,12 +557,7 @@ llvm::Error SpmdInterpreter::Impl::backwardOp(
 
 llvm::Error SpmdInterpreter::Impl::syncParameter(spmd::ParameterOp p,
                                                  std::vector<Tensor> grads) {
-  std::optional<spmd::ParamStrategy> strategy =
-      spmd::parseParamStrategy(p.getStrategy());
-  if (!strategy)
-    return badInput("spmd.parameter '{0}': unknown strategy '{1}'", p.getName(),
-                    p.getStrategy());
-  const spmd::StrategyDual &dual = spmd::dualOf(*strategy);
+  const spmd::StrategyDual &dual = spmd::dualOf(p.getStrategy());
   if (!dual.trainable)
     return llvm::Error::success();
   DistAttr dist = p.getDist();
@@ -570,7 +565,7 @@ llvm::Error SpmdInterpreter::Impl::syncParameter(spmd::ParameterOp p,
   ParameterGradient pg;
   pg.name = p.getName().str();
   pg.dist = dist;
-  pg.strategy = p.getStrategy().str();
+  pg.strategy = spmd::toString(p.getStrategy()).str();
   if (dual.gradientSync != spmd::Collective::None) {
     // Sum over each group along the id axes (the members hold the same
     // box), in place: once per group, then copied to the other members.

@@ -121,7 +121,7 @@ static void walkProgram(mlir::func::FuncOp main, unsigned numAxes,
       parameters.push_back(
           Object{{"name", param.getName().str()},
                  {"shape", shapeOf(param.getType())},
-                 {"strategy", param.getStrategy().str()},
+                 {"strategy", spmd::stringifyParamStrategy(param.getStrategy()).str()},
                  {"dist", distOfValue(param.getResult(), numAxes)}});
       continue;
     }

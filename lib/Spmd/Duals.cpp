@@ -65,31 +65,6 @@ std::optional<CollectiveDual> weft::spmd::dualOf(mlir::Operation *op) {
   return dual;
 }
 
-llvm::StringRef weft::spmd::toString(ParamStrategy s) {
-  switch (s) {
-  case ParamStrategy::Replicated:
-    return "replicated";
-  case ParamStrategy::Zero1:
-    return "zero1";
-  case ParamStrategy::Zero2:
-    return "zero2";
-  case ParamStrategy::Zero3:
-    return "zero3";
-  case ParamStrategy::Buffer:
-    return "buffer";
-  }
-  return "replicated";
-}
-
-std::optional<ParamStrategy> weft::spmd::parseParamStrategy(llvm::StringRef t) {
-  for (ParamStrategy s :
-       {ParamStrategy::Replicated, ParamStrategy::Zero1, ParamStrategy::Zero2,
-        ParamStrategy::Zero3, ParamStrategy::Buffer})
-    if (toString(s) == t)
-      return s;
-  return std::nullopt;
-}
-
 //                    strategy  trainable  gradient sync  after update
 //                    grad sharded  opt sharded  regather in backward
 static const StrategyDual kStrategyDuals[] = {

@@ -252,8 +252,8 @@ llvm::Error Builder::visit(mlir::Operation *op) {
     if (auto err = checkDist(d, p.getType(),
                              ("parameter '" + p.getName() + "'").str()))
       return err;
-    Value v = b.create<ParameterOp>(loc, p.getType(), p.getName(),
-                                    toString(pc.strategy), d);
+    Value v =
+        b.create<ParameterOp>(loc, p.getType(), p.getName(), pc.strategy, d);
     map.map(p.getResult(), v);
     dists[v] = d;
     return llvm::Error::success();
@@ -266,8 +266,8 @@ llvm::Error Builder::visit(mlir::Operation *op) {
     if (auto err = checkDist(d, buf.getType(),
                              ("buffer '" + buf.getName() + "'").str()))
       return err;
-    Value v =
-        b.create<ParameterOp>(loc, buf.getType(), buf.getName(), "buffer", d);
+    Value v = b.create<ParameterOp>(loc, buf.getType(), buf.getName(),
+                                    ParamStrategy::Buffer, d);
     map.map(buf.getResult(), v);
     dists[v] = d;
     return llvm::Error::success();

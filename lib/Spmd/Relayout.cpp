@@ -160,10 +160,12 @@ mlir::Value spmd::emitRelayout(mlir::OpBuilder &b, mlir::Location loc,
       x = b.create<ShardOp>(loc, type, x, s.axis, s.after);
       break;
     case RelayoutKind::AllGather:
-      x = b.create<AllGatherOp>(loc, type, x, s.axis, s.after, "padded");
+      x = b.create<AllGatherOp>(loc, type, x, s.axis, s.after,
+                                   GatherMode::Padded);
       break;
     case RelayoutKind::AllReduce:
-      x = b.create<AllReduceOp>(loc, type, x, s.axis, s.after, "ring");
+      x = b.create<AllReduceOp>(loc, type, x, s.axis, s.after,
+                                   AllReduceAlgorithm::Ring);
       break;
     case RelayoutKind::ReduceScatter:
       x = b.create<ReduceScatterOp>(loc, type, x, s.axis, s.after);

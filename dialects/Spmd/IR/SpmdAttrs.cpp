@@ -8,6 +8,8 @@
 #include "llvm/Support/Format.h"
 #include "llvm/Support/FormatVariadic.h"
 
+#include "Spmd/IR/SpmdEnums.cpp.inc"
+
 using namespace mlir;
 using namespace weft::spmd;
 

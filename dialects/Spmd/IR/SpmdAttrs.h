@@ -53,6 +53,8 @@ mlir::FailureOr<mlir::DenseF64ArrayAttr> parseRatios(mlir::AsmParser &parser);
 
 } // namespace weft::spmd
 
+#include "Spmd/IR/SpmdEnums.h.inc"
+
 #define GET_ATTRDEF_CLASSES
 #include "Spmd/IR/SpmdAttrs.h.inc"
 

@@ -6,10 +6,80 @@
 include "Spmd/IR/SpmdDialect.td"
 include "mlir/IR/AttrTypeBase.td"
 include "mlir/IR/BuiltinAttributeInterfaces.td"
+include "mlir/IR/EnumAttr.td"
 
 class Spmd_Attr<string name, string attrMnemonic, list<Trait> traits = []>
     : AttrDef<Spmd_Dialect, name, traits> {
   let mnemonic = attrMnemonic;
+}
+
+//===----------------------------------------------------------------------===//
+// Enumerations
+//===----------------------------------------------------------------------===//
+
+def Spmd_ParamStrategy : I32EnumAttr<"ParamStrategy",
+    "how a parameter is stored and updated", [
+      I32EnumAttrCase<"Replicated", 0, "replicated">,
+      I32EnumAttrCase<"Zero1", 1, "zero1">,
+      I32EnumAttrCase<"Zero2", 2, "zero2">,
+      I32EnumAttrCase<"Zero3", 3, "zero3">,
+      I32EnumAttrCase<"Buffer", 4, "buffer">]> {
+  let cppNamespace = "::weft::spmd";
+  let genSpecializedAttr = 0;
+}
+
+def Spmd_ParamStrategyAttr
+    : EnumAttr<Spmd_Dialect, Spmd_ParamStrategy, "strategy"> {
+  let assemblyFormat = "`<` $value `>`";
+  let summary = "a parameter's storage and update strategy";
+  let description = [{
+    One of `replicated`, `zero1`, `zero2`, `zero3`, `buffer`
+    (`spmd.parameter` says what each means; docs/Duals.md gives each one's
+    gradient sync and memory).
+
+    Example: `#spmd.strategy<zero3>`
+  }];
+}
+
+def Spmd_GatherMode : I32EnumAttr<"GatherMode",
+    "how uneven shards travel in an all-gather", [
+      I32EnumAttrCase<"Padded", 0, "padded">,
+      I32EnumAttrCase<"Grouped", 1, "grouped">]> {
+  let cppNamespace = "::weft::spmd";
+  let genSpecializedAttr = 0;
+}
+
+def Spmd_GatherModeAttr
+    : EnumAttr<Spmd_Dialect, Spmd_GatherMode, "gather_mode"> {
+  let assemblyFormat = "`<` $value `>`";
+  let summary = "how an all-gather moves uneven shards";
+  let description = [{
+    `padded` (every shard padded to the largest, one collective) or
+    `grouped` (one ring per group of equal shards); `spmd.all_gather` says
+    when each is cheaper.
+
+    Example: `#spmd.gather_mode<grouped>`
+  }];
+}
+
+def Spmd_AllReduceAlgorithm : I32EnumAttr<"AllReduceAlgorithm",
+    "the algorithm of an all-reduce", [
+      I32EnumAttrCase<"Ring", 0, "ring">,
+      I32EnumAttrCase<"Hierarchical", 1, "hierarchical">]> {
+  let cppNamespace = "::weft::spmd";
+  let genSpecializedAttr = 0;
+}
+
+def Spmd_AllReduceAlgorithmAttr
+    : EnumAttr<Spmd_Dialect, Spmd_AllReduceAlgorithm, "algorithm"> {
+  let assemblyFormat = "`<` $value `>`";
+  let summary = "the algorithm of an all-reduce";
+  let description = [{
+    `ring` (one ring over all devices of the axis) or `hierarchical`
+    (reduce inside nodes, all-reduce across them, broadcast back).
+
+    Example: `#spmd.algorithm<hierarchical>`
+  }];
 }
 
 def Spmd_DeviceClassAttr : Spmd_Attr<"DeviceClass", "device_class"> {

@@ -86,7 +86,8 @@ LogicalResult SpmdDialect::verifyOperationAttribute(Operation *op,
     if (!v || v.getInt() != kFormatVersion)
       return op->emitError()
              << "unsupported plan format version " << attr.getValue()
-             << " (this build reads " << kFormatVersion << ")";
+             << ": this build reads version " << kFormatVersion
+             << " (write the plan again with this weftc)";
     return success();
   }
   if (name == kFingerprintAttr) {

@@ -62,8 +62,9 @@ def Spmd_Dialect : Dialect {
     static constexpr ::llvm::StringLiteral kDistAttr = "spmd.dist";
     /// Registers the attributes (their storage is defined in SpmdAttrs.cpp).
     void registerAttributes();
-    /// The plan format version this build reads and writes.
-    static constexpr int64_t kFormatVersion = 1;
+    /// The plan format version this build reads and writes (2: strategy,
+    /// mode and algorithm are enum attributes).
+    static constexpr int64_t kFormatVersion = 2;
   }];
 }
 

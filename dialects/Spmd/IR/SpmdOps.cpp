@@ -98,13 +98,7 @@ LogicalResult weft::spmd::verifyDist(Operation *op, Type type, DistAttr dist,
 //===----------------------------------------------------------------------===//
 
 LogicalResult ParameterOp::verify() {
-  static constexpr StringLiteral strategies[] = {"replicated", "zero1", "zero2",
-                                                 "zero3", "buffer"};
-  StringRef s = getStrategy();
-  if (!llvm::is_contained(strategies, s))
-    return emitOpError() << "unknown strategy '" << s
-                         << "' (expected replicated, zero1, zero2, zero3 or "
-                            "buffer)";
+  ParamStrategy s = getStrategy();
   if (failed(verifyDist(*this, getType(), getDist(), "result")))
     return failure();
   ArrayRef<AxisDist> axes = getDist().getAxes();
@@ -114,11 +108,11 @@ LogicalResult ParameterOp::verify() {
       llvm::any_of(axes, [](const AxisDist &d) { return d.isGather(); });
   bool whole =
       llvm::any_of(axes, [](const AxisDist &d) { return d.isIdentity(); });
-  if (s == "zero3" && !split)
+  if (s == ParamStrategy::Zero3 && !split)
     return emitOpError("zero3 stores the parameter sharded: its distribution "
                        "needs a gather entry");
-  if ((s == "zero1" || s == "zero2") && !whole)
-    return emitOpError() << s
+  if ((s == ParamStrategy::Zero1 || s == ParamStrategy::Zero2) && !whole)
+    return emitOpError() << stringifyParamStrategy(s)
                          << " shards the optimizer state over a whole "
                             "(id) axis: the distribution has none";
   return success();
@@ -165,9 +159,6 @@ LogicalResult ShardOp::verify() {
 }
 
 LogicalResult AllGatherOp::verify() {
-  if (getMode() != "padded" && getMode() != "grouped")
-    return emitOpError() << "unknown mode '" << getMode()
-                         << "' (expected padded or grouped)";
   return verifyRelayout(*this, isGather, isId, "gather -> id");
 }
 
@@ -176,9 +167,6 @@ LogicalResult ReduceScatterOp::verify() {
 }
 
 LogicalResult AllReduceOp::verify() {
-  if (getAlgorithm() != "ring" && getAlgorithm() != "hierarchical")
-    return emitOpError() << "unknown algorithm '" << getAlgorithm()
-                         << "' (expected ring or hierarchical)";
   return verifyRelayout(*this, isPartial, isId, "sum/max -> id");
 }
 

@@ -40,10 +40,11 @@ def Spmd_ParameterOp : Spmd_Op<"parameter", [Pure]> {
     Example:
 
     ```mlir
-    %w = spmd.parameter "fc1.weight" {strategy = "zero3"} : tensor<784x128xf32> -> #spmd.dist<[gather(0, 1), id]>
+    %w = spmd.parameter "fc1.weight" {strategy = #spmd.strategy<zero3>} : tensor<784x128xf32> -> #spmd.dist<[gather(0, 1), id]>
     ```
   }];
-  let arguments = (ins StrAttr:$name, StrAttr:$strategy, Spmd_DistAttr:$dist);
+  let arguments = (ins StrAttr:$name, Spmd_ParamStrategyAttr:$strategy,
+                       Spmd_DistAttr:$dist);
   let results = (outs Spmd_AnyTensor:$result);
   let assemblyFormat =
       "$name attr-dict `:` type($result) `->` qualified($dist)";
@@ -96,12 +97,13 @@ def Spmd_AllGatherOp : Spmd_RelayoutOp<"all_gather", "`gather(d, s)`", "`id`"> {
     Example:
 
     ```mlir
-    %g = spmd.all_gather %s {axis = 0 : i64, mode = "padded"} : tensor<32x784xf32> -> #spmd.dist<[id, id]>
+    %g = spmd.all_gather %s {axis = 0 : i64, mode = #spmd.gather_mode<padded>} : tensor<32x784xf32> -> #spmd.dist<[id, id]>
     ```
   }];
   let arguments = (ins Spmd_AnyTensor:$input, I64Attr:$axis,
                        Spmd_DistAttr:$dist,
-                       DefaultValuedStrAttr<StrAttr, "padded">:$mode);
+                       DefaultValuedAttr<Spmd_GatherModeAttr,
+                           "::weft::spmd::GatherMode::Padded">:$mode);
 }
 
 def Spmd_ReduceScatterOp
@@ -129,12 +131,13 @@ def Spmd_AllReduceOp : Spmd_RelayoutOp<"all_reduce", "`sum` or `max`", "`id`"> {
     Example:
 
     ```mlir
-    %r = spmd.all_reduce %p {axis = 0 : i64, algorithm = "ring"} : tensor<f32> -> #spmd.dist<[id, id]>
+    %r = spmd.all_reduce %p {axis = 0 : i64, algorithm = #spmd.algorithm<ring>} : tensor<f32> -> #spmd.dist<[id, id]>
     ```
   }];
   let arguments = (ins Spmd_AnyTensor:$input, I64Attr:$axis,
                        Spmd_DistAttr:$dist,
-                       DefaultValuedStrAttr<StrAttr, "ring">:$algorithm);
+                       DefaultValuedAttr<Spmd_AllReduceAlgorithmAttr,
+                           "::weft::spmd::AllReduceAlgorithm::Ring">:$algorithm);
 }
 
 def Spmd_AllToAllOp

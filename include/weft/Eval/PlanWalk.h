@@ -167,8 +167,8 @@ private:
       if (e.isIdentity())
         idAxes |= 1u << a;
     StrategyCost cost =
-        strategyCost(*spmd::parseParamStrategy(op.getStrategy()),
-                     double(layout.sizeOf(idAxes)), options.dtype);
+        strategyCost(op.getStrategy(), double(layout.sizeOf(idAxes)),
+                     options.dtype);
     auto type = v.getType().cast<mlir::RankedTensorType>();
     std::vector<Bytes> elements(n);
     for (unsigned d : reps) {

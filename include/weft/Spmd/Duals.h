@@ -12,6 +12,7 @@
 #ifndef WEFT_SPMD_DUALS_H
 #define WEFT_SPMD_DUALS_H
 
+#include "Spmd/IR/SpmdAttrs.h"
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/StringRef.h"
 #include <optional>
@@ -66,12 +67,16 @@ llvm::ArrayRef<CollectiveDual> collectiveDuals();
 /// has no dual: its backward is `None`.
 std::optional<CollectiveDual> dualOf(mlir::Operation *op);
 
-/// How a parameter is stored and updated (`spmd.parameter`'s `strategy`).
-enum class ParamStrategy { Replicated, Zero1, Zero2, Zero3, Buffer };
+/// ParamStrategy (how a parameter is stored and updated) is the enum of
+/// `spmd.parameter`'s `strategy` attribute (Spmd/IR/SpmdAttrs.h).
 
 /// "replicated", "zero1", "zero2", "zero3", "buffer".
-llvm::StringRef toString(ParamStrategy s);
-std::optional<ParamStrategy> parseParamStrategy(llvm::StringRef text);
+inline llvm::StringRef toString(ParamStrategy s) {
+  return stringifyParamStrategy(s);
+}
+inline std::optional<ParamStrategy> parseParamStrategy(llvm::StringRef text) {
+  return symbolizeParamStrategy(text);
+}
 
 /// One row of the strategy dual table: what a parameter costs per step
 /// beyond the collectives written in the program. "id axes" are the mesh

@@ -18,7 +18,7 @@ std::string relayoutPlan() {
   func.func @main(%x: tensor<64x16xf32>) {
     %s = spmd.shard %x {axis = 0 : i64} : tensor<64x16xf32> -> #spmd.dist<[gather(0, 0), id]>
     %t = spmd.all_to_all %s {axis = 0 : i64} : tensor<64x16xf32> -> #spmd.dist<[gather(1, 1), id]>
-    %g = spmd.all_gather %t {axis = 0 : i64, mode = "padded"} : tensor<64x16xf32> -> #spmd.dist<[id, id]>
+    %g = spmd.all_gather %t {axis = 0 : i64, mode = #spmd.gather_mode<padded>} : tensor<64x16xf32> -> #spmd.dist<[id, id]>
     %p = spmd.local (%g) {variant = "partial", dists = [#spmd.dist<[sum, id]>]} : (tensor<64x16xf32>) -> tensor<64x16xf32> {
     ^bb0(%a: tensor<64x16xf32>):
       spmd.yield %a : tensor<64x16xf32>
@@ -108,7 +108,7 @@ std::string parameterPlan(llvm::StringRef strategy, llvm::StringRef dist,
                           bool gather = false) {
   std::string use =
       gather
-          ? R"(%g = spmd.all_gather %w {axis = 0 : i64, mode = "padded"} : tensor<1024x256xf32> -> #spmd.dist<[id, id]>
+          ? R"(%g = spmd.all_gather %w {axis = 0 : i64, mode = #spmd.gather_mode<padded>} : tensor<1024x256xf32> -> #spmd.dist<[id, id]>
     %u = spmd.local (%g) {variant = "use", dists = [#spmd.dist<[id, id]>]} : (tensor<1024x256xf32>) -> tensor<1024x256xf32> {
     ^bb0(%a: tensor<1024x256xf32>):
       spmd.yield %a : tensor<1024x256xf32>
@@ -117,8 +117,8 @@ std::string parameterPlan(llvm::StringRef strategy, llvm::StringRef dist,
   return std::string("module attributes {") + kToyMesh + R"(,
   spmd.segments = [#spmd.segment<id = 0, extent = 1024, ratios = [0.5, 0.5], sizes = [512, 512]>]} {
   func.func @main() {
-    %w = spmd.parameter "w" {strategy = ")" +
-         strategy.str() + R"("} : tensor<1024x256xf32> -> )" + dist.str() +
+    %w = spmd.parameter "w" {strategy = #spmd.strategy<)" +
+         strategy.str() + R"(>} : tensor<1024x256xf32> -> )" + dist.str() +
          "\n    " + use + R"(
     return
   }
@@ -228,8 +228,8 @@ TEST(CollectiveCostTest, AllGatherAndItsDual) {
   std::string plan = std::string("module attributes {") + kToyMesh + R"(,
   spmd.segments = [#spmd.segment<id = 0, extent = 64, ratios = [0.5, 0.5], sizes = [32, 32]>]} {
   func.func @main(%x: tensor<64x16xf32> {spmd.dist = #spmd.dist<[gather(0, 0), id]>}) {
-    %w = spmd.parameter "w" {strategy = "buffer"} : tensor<16x16xf32> -> #spmd.dist<[id, id]>
-    %g = spmd.all_gather %x {axis = 0 : i64, mode = "padded"} : tensor<64x16xf32> -> #spmd.dist<[id, id]>
+    %w = spmd.parameter "w" {strategy = #spmd.strategy<buffer>} : tensor<16x16xf32> -> #spmd.dist<[id, id]>
+    %g = spmd.all_gather %x {axis = 0 : i64, mode = #spmd.gather_mode<padded>} : tensor<64x16xf32> -> #spmd.dist<[id, id]>
     return
   }
 })";
@@ -240,13 +240,13 @@ TEST(CollectiveCostTest, AllGatherAndItsDual) {
   std::string trained = std::string("module attributes {") + kToyMesh + R"(,
   spmd.segments = [#spmd.segment<id = 0, extent = 64, ratios = [0.5, 0.5], sizes = [32, 32]>]} {
   func.func @main(%x: tensor<64x16xf32> {spmd.dist = #spmd.dist<[gather(0, 0), id]>}) {
-    %w = spmd.parameter "w" {strategy = "replicated"} : tensor<16x16xf32> -> #spmd.dist<[id, id]>
+    %w = spmd.parameter "w" {strategy = #spmd.strategy<replicated>} : tensor<16x16xf32> -> #spmd.dist<[id, id]>
     %h = spmd.local (%x, %w) {variant = "matmul.split-lhs-rows", dists = [#spmd.dist<[gather(0, 0), id]>]} : (tensor<64x16xf32>, tensor<16x16xf32>) -> tensor<64x16xf32> {
     ^bb0(%a: tensor<64x16xf32>, %b: tensor<16x16xf32>):
       %m = graph.matmul %a, %b : (tensor<64x16xf32>, tensor<16x16xf32>) -> tensor<64x16xf32>
       spmd.yield %m : tensor<64x16xf32>
     }
-    %g = spmd.all_gather %h {axis = 0 : i64, mode = "padded"} : tensor<64x16xf32> -> #spmd.dist<[id, id]>
+    %g = spmd.all_gather %h {axis = 0 : i64, mode = #spmd.gather_mode<padded>} : tensor<64x16xf32> -> #spmd.dist<[id, id]>
     return
   }
 })";

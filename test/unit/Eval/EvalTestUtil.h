@@ -54,9 +54,9 @@ inline const char *kToyMesh =
 inline std::string splitSoftmaxPlan(llvm::StringRef variant) {
   return std::string("module attributes {") + kToyMesh + R"(,
   spmd.segments = [#spmd.segment<id = 0, extent = 100, ratios = [0.75, 0.25], sizes = [75, 25]>],
-  spmd.version = 1 : i64} {
+  spmd.version = 2 : i64} {
   func.func @main(%x: tensor<8x100xf32> {spmd.dist = #spmd.dist<[gather(1, 0), id]>}) -> tensor<8x100xf32> {
-    %w = spmd.parameter "w" {strategy = "replicated"} : tensor<8x100xf32> -> #spmd.dist<[gather(1, 0), id]>
+    %w = spmd.parameter "w" {strategy = #spmd.strategy<replicated>} : tensor<8x100xf32> -> #spmd.dist<[gather(1, 0), id]>
     %z = spmd.local (%x, %w) {variant = "add.split, add.replicate", dists = [#spmd.dist<[gather(1, 0), id]>]} : (tensor<8x100xf32>, tensor<8x100xf32>) -> tensor<8x100xf32> {
     ^bb0(%a: tensor<8x100xf32>, %b: tensor<8x100xf32>):
       %m = graph.add %a, %b : (tensor<8x100xf32>, tensor<8x100xf32>) -> tensor<8x100xf32>

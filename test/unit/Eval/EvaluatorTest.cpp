@@ -19,11 +19,11 @@ namespace {
 std::string mlpPlan() {
   return std::string("module attributes {") + kToyMesh + R"(,
   spmd.segments = [#spmd.segment<id = 0, extent = 64, ratios = [0.75, 0.25], sizes = [48, 16]>],
-  spmd.version = 1 : i64} {
+  spmd.version = 2 : i64} {
   func.func @main(%x: tensor<64x1024xf32> {spmd.dist = #spmd.dist<[gather(0, 0), id]>},
                   %y: tensor<64xi64> {spmd.dist = #spmd.dist<[gather(0, 0), id]>}) -> tensor<f32> {
-    %w1 = spmd.parameter "fc1.weight" {strategy = "replicated"} : tensor<1024x256xf32> -> #spmd.dist<[id, id]>
-    %w2 = spmd.parameter "fc2.weight" {strategy = "replicated"} : tensor<256x10xf32> -> #spmd.dist<[id, id]>
+    %w1 = spmd.parameter "fc1.weight" {strategy = #spmd.strategy<replicated>} : tensor<1024x256xf32> -> #spmd.dist<[id, id]>
+    %w2 = spmd.parameter "fc2.weight" {strategy = #spmd.strategy<replicated>} : tensor<256x10xf32> -> #spmd.dist<[id, id]>
     %h = spmd.local (%x, %w1) {variant = "matmul.split-lhs-rows", dists = [#spmd.dist<[gather(0, 0), id]>]} : (tensor<64x1024xf32>, tensor<1024x256xf32>) -> tensor<64x256xf32> {
     ^bb0(%a: tensor<64x1024xf32>, %b: tensor<1024x256xf32>):
       %m = graph.matmul %a, %b : (tensor<64x1024xf32>, tensor<1024x256xf32>) -> tensor<64x256xf32>
@@ -44,7 +44,7 @@ std::string mlpPlan() {
       %c = graph.cross_entropy %a, %b {reduction = "mean"} : (tensor<64x10xf32>, tensor<64xi64>) -> tensor<f32>
       spmd.yield %c : tensor<f32>
     }
-    %loss = spmd.all_reduce %p {axis = 0 : i64, algorithm = "ring"} : tensor<f32> -> #spmd.dist<[id, id]>
+    %loss = spmd.all_reduce %p {axis = 0 : i64, algorithm = #spmd.algorithm<ring>} : tensor<f32> -> #spmd.dist<[id, id]>
     return %loss : tensor<f32>
   }
 })";
@@ -168,11 +168,12 @@ std::string accumulatedMlpPlan(int micro, llvm::StringRef strategy) {
     }
     text.replace(at, from.size(), to.str());
   };
-  replace("spmd.version = 1 : i64}",
+  replace("spmd.version = 2 : i64}",
           "spmd.micro_batches = " + std::to_string(micro) +
-              " : i64, spmd.version = 1 : i64}");
-  replace("\"fc1.weight\" {strategy = \"replicated\"}",
-          ("\"fc1.weight\" {strategy = \"" + strategy + "\"}").str());
+              " : i64, spmd.version = 2 : i64}");
+  replace("\"fc1.weight\" {strategy = #spmd.strategy<replicated>}",
+          ("\"fc1.weight\" {strategy = #spmd.strategy<" + strategy + ">}")
+              .str());
   return text;
 }
 
@@ -314,7 +315,7 @@ TEST(EvaluatorTest, ClusterNodesCutIntoMeshNodes) {
     #spmd.device_class<type = "Fast", peak_gflops = 10000, memory_mb = 16000, nodes = [0, 1]>,
     #spmd.device_class<type = "Slow", peak_gflops = 5000, memory_mb = 8000, nodes = [2]>]>} {
   func.func @main() {
-    %w = spmd.parameter "w" {strategy = "replicated"} : tensor<1000xf32> -> #spmd.dist<[id, id]>
+    %w = spmd.parameter "w" {strategy = #spmd.strategy<replicated>} : tensor<1000xf32> -> #spmd.dist<[id, id]>
     return
   }
 })");
@@ -349,9 +350,9 @@ TEST(EvaluatorTest, DevicesOfOneTypePricedByTheirOwnShards) {
       ctx, R"(module attributes {spmd.mesh = #spmd.mesh<local = [2], classes = [
     #spmd.device_class<type = "Fast", peak_gflops = 10000, memory_mb = 16000, nodes = [0]>]>,
   spmd.segments = [#spmd.segment<id = 0, extent = 64, ratios = [0.5], sizes = [16, 48]>],
-  spmd.version = 1 : i64} {
+  spmd.version = 2 : i64} {
   func.func @main(%x: tensor<64x1024xf32> {spmd.dist = #spmd.dist<[id, gather(0, 0)]>}) -> tensor<64x256xf32> {
-    %w = spmd.parameter "w" {strategy = "replicated"} : tensor<1024x256xf32> -> #spmd.dist<[id, id]>
+    %w = spmd.parameter "w" {strategy = #spmd.strategy<replicated>} : tensor<1024x256xf32> -> #spmd.dist<[id, id]>
     %h = spmd.local (%x, %w) {variant = "matmul.split-lhs-rows", dists = [#spmd.dist<[id, gather(0, 0)]>]} : (tensor<64x1024xf32>, tensor<1024x256xf32>) -> tensor<64x256xf32> {
     ^bb0(%a: tensor<64x1024xf32>, %b: tensor<1024x256xf32>):
       %m = graph.matmul %a, %b : (tensor<64x1024xf32>, tensor<1024x256xf32>) -> tensor<64x256xf32>

@@ -256,9 +256,9 @@ func.func @main(%x: tensor<4x6xf32> {graph.input = "x"}) -> tensor<f32> {
     std::string mid = nested ? "[gather(0, 0), id]" : "[id, gather(0, 0)]";
     return "module attributes {spmd.mesh = " + meshText(2, 2) +
            ", spmd.segments = [" + segmentText(0, {2, 1, 1, 2}) +
-           R"(], spmd.version = 1 : i64} {
+           R"(], spmd.version = 2 : i64} {
   func.func @main(%x: tensor<4x6xf32> {spmd.dist = #spmd.dist<[gather(1, 0), gather(1, 0)]>}) -> tensor<f32> {
-    %w0 = spmd.parameter "w" {strategy = "replicated"} : tensor<6x5xf32> -> #spmd.dist<[id, id]>
+    %w0 = spmd.parameter "w" {strategy = #spmd.strategy<replicated>} : tensor<6x5xf32> -> #spmd.dist<[id, id]>
     %w1 = spmd.shard %w0 {axis = )" +
            first + R"( : i64} : tensor<6x5xf32> -> #spmd.dist<)" + mid + R"(>
     %w = spmd.shard %w1 {axis = )" +
@@ -268,8 +268,8 @@ func.func @main(%x: tensor<4x6xf32> {graph.input = "x"}) -> tensor<f32> {
       %v = graph.matmul %a, %c : (tensor<4x6xf32>, tensor<6x5xf32>) -> tensor<4x5xf32> loc("fc")
       spmd.yield %v : tensor<4x5xf32>
     }
-    %h1 = spmd.all_reduce %h {axis = 1 : i64, algorithm = "ring"} : tensor<4x5xf32> -> #spmd.dist<[sum, id]>
-    %h2 = spmd.all_reduce %h1 {axis = 0 : i64, algorithm = "ring"} : tensor<4x5xf32> -> #spmd.dist<[id, id]>
+    %h1 = spmd.all_reduce %h {axis = 1 : i64, algorithm = #spmd.algorithm<ring>} : tensor<4x5xf32> -> #spmd.dist<[sum, id]>
+    %h2 = spmd.all_reduce %h1 {axis = 0 : i64, algorithm = #spmd.algorithm<ring>} : tensor<4x5xf32> -> #spmd.dist<[id, id]>
     %m = spmd.local(%h2) {variant = "reduce_mean.replicate, reduce_mean.replicate", dists = [#spmd.dist<[id, id]>]} : (tensor<4x5xf32>) -> tensor<f32> {
     ^bb0(%a: tensor<4x5xf32>):
       %v = graph.reduce_mean %a {axes = array<i64: 0, 1>, keepdims = false} : tensor<4x5xf32> -> tensor<f32> loc("mean")

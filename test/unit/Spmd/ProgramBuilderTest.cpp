@@ -166,7 +166,7 @@ TEST(ProgramBuilderTest, TensorParallelInsertsCollectives) {
   EXPECT_EQ(count(text, "spmd.all_gather"), 1u) << text;
   EXPECT_EQ(count(text, "spmd.shard"), 2u) << text; // b1 and w2
   EXPECT_EQ(count(text, "spmd.all_reduce"), 2u) << text;
-  EXPECT_NE(text.find("strategy = \"zero3\""), std::string::npos);
+  EXPECT_NE(text.find("strategy = #spmd.strategy<zero3>"), std::string::npos);
 }
 
 TEST(ProgramBuilderTest, InvalidChoicesAreErrors) {

@@ -87,8 +87,8 @@ module attributes {spmd.segments = []} {
 
 // -----
 
-// expected-error @+1 {{unsupported plan format version 2 : i64 (this build reads 1)}}
-module attributes {spmd.version = 2 : i64} {
+// expected-error @+1 {{unsupported plan format version 1 : i64: this build reads version 2 (write the plan again with this weftc)}}
+module attributes {spmd.version = 1 : i64} {
 }
 
 // -----
@@ -256,8 +256,9 @@ module attributes {
     #spmd.device_class<type = "V100", peak_gflops = 15700, memory_mb = 16000, nodes = [0, 1]>]>,
   spmd.segments = [#spmd.segment<id = 0, extent = 32, ratios = [0.25]>]} {
   func.func @gather_mode(%x: tensor<32x4xf32> {spmd.dist = #spmd.dist<[gather(0, 0), id]>}) {
-    // expected-error @+1 {{unknown mode 'broadcast' (expected padded or grouped)}}
-    %g = spmd.all_gather %x {axis = 0 : i64, mode = "broadcast"} : tensor<32x4xf32> -> #spmd.dist<[id, id]>
+    // expected-error @+2 {{to be one of: padded, grouped}}
+    // expected-error @+1 {{failed to parse Spmd_GatherModeAttr}}
+    %g = spmd.all_gather %x {axis = 0 : i64, mode = #spmd.gather_mode<broadcast>} : tensor<32x4xf32> -> #spmd.dist<[id, id]>
     return
   }
 }
@@ -281,8 +282,9 @@ module attributes {
   spmd.mesh = #spmd.mesh<local = [2], classes = [
     #spmd.device_class<type = "V100", peak_gflops = 15700, memory_mb = 16000, nodes = [0, 1]>]>} {
   func.func @all_reduce_algorithm(%x: tensor<4xf32> {spmd.dist = #spmd.dist<[sum, id]>}) {
-    // expected-error @+1 {{unknown algorithm 'tree' (expected ring or hierarchical)}}
-    %r = spmd.all_reduce %x {axis = 0 : i64, algorithm = "tree"} : tensor<4xf32> -> #spmd.dist<[id, id]>
+    // expected-error @+2 {{to be one of: ring, hierarchical}}
+    // expected-error @+1 {{failed to parse Spmd_AllReduceAlgorithmAttr}}
+    %r = spmd.all_reduce %x {axis = 0 : i64, algorithm = #spmd.algorithm<tree>} : tensor<4xf32> -> #spmd.dist<[id, id]>
     return
   }
 }
@@ -342,8 +344,9 @@ module attributes {
   spmd.mesh = #spmd.mesh<local = [2], classes = [
     #spmd.device_class<type = "V100", peak_gflops = 15700, memory_mb = 16000, nodes = [0, 1]>]>} {
   func.func @parameter_strategy() {
-    // expected-error @+1 {{unknown strategy 'fsdp'}}
-    %w = spmd.parameter "w" {strategy = "fsdp"} : tensor<4xf32> -> #spmd.dist<[id, id]>
+    // expected-error @+2 {{to be one of: replicated, zero1, zero2, zero3, buffer}}
+    // expected-error @+1 {{failed to parse Spmd_ParamStrategyAttr}}
+    %w = spmd.parameter "w" {strategy = #spmd.strategy<fsdp>} : tensor<4xf32> -> #spmd.dist<[id, id]>
     return
   }
 }
@@ -355,7 +358,7 @@ module attributes {
     #spmd.device_class<type = "V100", peak_gflops = 15700, memory_mb = 16000, nodes = [0, 1]>]>} {
   func.func @zero3_whole() {
     // expected-error @+1 {{zero3 stores the parameter sharded: its distribution needs a gather entry}}
-    %w = spmd.parameter "w" {strategy = "zero3"} : tensor<4xf32> -> #spmd.dist<[id, id]>
+    %w = spmd.parameter "w" {strategy = #spmd.strategy<zero3>} : tensor<4xf32> -> #spmd.dist<[id, id]>
     return
   }
 }
@@ -367,7 +370,7 @@ module attributes {
     #spmd.device_class<type = "V100", peak_gflops = 15700, memory_mb = 16000, nodes = [0, 1]>]>} {
   func.func @parameter_partial() {
     // expected-error @+1 {{a parameter cannot be stored as a partial value}}
-    %w = spmd.parameter "w" {strategy = "replicated"} : tensor<4xf32> -> #spmd.dist<[sum, id]>
+    %w = spmd.parameter "w" {strategy = #spmd.strategy<replicated>} : tensor<4xf32> -> #spmd.dist<[sum, id]>
     return
   }
 }
@@ -380,7 +383,7 @@ module attributes {
   spmd.segments = [#spmd.segment<id = 0, extent = 4, ratios = [0.25]>]} {
   func.func @zero1_no_whole_axis() {
     // expected-error @+1 {{zero1 shards the optimizer state over a whole (id) axis: the distribution has none}}
-    %w = spmd.parameter "w" {strategy = "zero1"} : tensor<4xf32> -> #spmd.dist<[gather(0, 0), gather(0, 0)]>
+    %w = spmd.parameter "w" {strategy = #spmd.strategy<zero1>} : tensor<4xf32> -> #spmd.dist<[gather(0, 0), gather(0, 0)]>
     return
   }
 }

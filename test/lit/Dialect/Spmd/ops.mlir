@@ -10,7 +10,7 @@
 // CHECK-SAME: spmd.mesh = #spmd.mesh<local = [2], classes = [#spmd.device_class<type = "V100", peak_gflops = 15700, memory_mb = 16000, nodes = [0]>, #spmd.device_class<type = "P100", peak_gflops = 10600, memory_mb = 16000, nodes = [1]>]>
 // CHECK-SAME: spmd.micro_batches = 4 : i64
 // CHECK-SAME: spmd.segments = [#spmd.segment<id = 0, extent = 32, ratios = [0.375, 0.125], sizes = [12, 12, 4, 4]>, #spmd.segment<id = 1, extent = 784, ratios = [0.375, 0.125]>, #spmd.segment<id = 2, extent = 64, ratios = [0.5, 0.0], sizes = [32, 32, 0, 0], align = 32>]
-// CHECK-SAME: spmd.version = 1
+// CHECK-SAME: spmd.version = 2
 module attributes {
   spmd.mesh = #spmd.mesh<local = [2], classes = [
     #spmd.device_class<type = "V100", peak_gflops = 15700, memory_mb = 16000, nodes = [0]>,
@@ -21,14 +21,14 @@ module attributes {
     #spmd.segment<id = 2, extent = 64, ratios = [0.5, 0.0], sizes = [32, 32, 0, 0], align = 32>],
   spmd.fingerprint = "sha256:0f0f",
   spmd.micro_batches = 4 : i64,
-  spmd.version = 1 : i64} {
+  spmd.version = 2 : i64} {
 
   // CHECK-LABEL: func.func @data_parallel
   // CHECK-SAME: {spmd.dist = #spmd.dist<[gather(0, 0), gather(0, 0)]>}
   func.func @data_parallel(%x: tensor<32x784xf32> {spmd.dist = #spmd.dist<[gather(0, 0), gather(0, 0)]>},
                            %y: tensor<32xi64> {spmd.dist = #spmd.dist<[gather(0, 0), gather(0, 0)]>}) -> tensor<f32> {
-    // CHECK: %[[W:.*]] = spmd.parameter "fc.weight" {strategy = "replicated"} : tensor<784x10xf32> -> #spmd.dist<[id, id]>
-    %w = spmd.parameter "fc.weight" {strategy = "replicated"} : tensor<784x10xf32> -> #spmd.dist<[id, id]>
+    // CHECK: %[[W:.*]] = spmd.parameter "fc.weight" {strategy = #spmd.strategy<replicated>} : tensor<784x10xf32> -> #spmd.dist<[id, id]>
+    %w = spmd.parameter "fc.weight" {strategy = #spmd.strategy<replicated>} : tensor<784x10xf32> -> #spmd.dist<[id, id]>
     // CHECK: spmd.local(%{{.*}}, %[[W]]) {dists = [#spmd.dist<[gather(0, 0), gather(0, 0)]>], variant = "matmul.split-lhs-rows"}
     // CHECK: graph.matmul
     // CHECK: spmd.yield
@@ -44,8 +44,8 @@ module attributes {
       %c = graph.cross_entropy %a, %b {reduction = "mean"} : (tensor<32x10xf32>, tensor<32xi64>) -> tensor<f32>
       spmd.yield %c : tensor<f32>
     }
-    // CHECK: spmd.all_reduce %{{.*}} {algorithm = "hierarchical", axis = 1 : i64} : tensor<f32> -> #spmd.dist<[sum, id]>
-    %r1 = spmd.all_reduce %p {axis = 1 : i64, algorithm = "hierarchical"} : tensor<f32> -> #spmd.dist<[sum, id]>
+    // CHECK: spmd.all_reduce %{{.*}} {algorithm = #spmd.algorithm<hierarchical>, axis = 1 : i64} : tensor<f32> -> #spmd.dist<[sum, id]>
+    %r1 = spmd.all_reduce %p {axis = 1 : i64, algorithm = #spmd.algorithm<hierarchical>} : tensor<f32> -> #spmd.dist<[sum, id]>
     // CHECK: spmd.all_reduce %{{.*}} {axis = 0 : i64} : tensor<f32> -> #spmd.dist<[id, id]>
     %r0 = spmd.all_reduce %r1 {axis = 0 : i64} : tensor<f32> -> #spmd.dist<[id, id]>
     return %r0 : tensor<f32>
@@ -57,8 +57,8 @@ module attributes {
     %s = spmd.shard %x {axis = 0 : i64} : tensor<32x784xf32> -> #spmd.dist<[gather(0, 0), id]>
     // CHECK: spmd.all_to_all %{{.*}} {axis = 0 : i64} : tensor<32x784xf32> -> #spmd.dist<[gather(1, 1), id]>
     %t = spmd.all_to_all %s {axis = 0 : i64} : tensor<32x784xf32> -> #spmd.dist<[gather(1, 1), id]>
-    // CHECK: spmd.all_gather %{{.*}} {axis = 0 : i64, mode = "grouped"} : tensor<32x784xf32> -> #spmd.dist<[id, id]>
-    %g = spmd.all_gather %t {axis = 0 : i64, mode = "grouped"} : tensor<32x784xf32> -> #spmd.dist<[id, id]>
+    // CHECK: spmd.all_gather %{{.*}} {axis = 0 : i64, mode = #spmd.gather_mode<grouped>} : tensor<32x784xf32> -> #spmd.dist<[id, id]>
+    %g = spmd.all_gather %t {axis = 0 : i64, mode = #spmd.gather_mode<grouped>} : tensor<32x784xf32> -> #spmd.dist<[id, id]>
     // CHECK: spmd.all_gather %{{.*}} {axis = 0 : i64} : tensor<32x784xf32> -> #spmd.dist<[id, id]>
     %g2 = spmd.all_gather %s {axis = 0 : i64} : tensor<32x784xf32> -> #spmd.dist<[id, id]>
     %p = spmd.local (%g) {variant = "partial", dists = [#spmd.dist<[id, sum]>]} : (tensor<32x784xf32>) -> tensor<32x784xf32> {
@@ -76,16 +76,16 @@ module attributes {
 
   // CHECK-LABEL: func.func @parameters
   func.func @parameters() {
-    // CHECK: spmd.parameter "a" {strategy = "zero3"} : tensor<784x10xf32> -> #spmd.dist<[gather(0, 1), id]>
-    %a = spmd.parameter "a" {strategy = "zero3"} : tensor<784x10xf32> -> #spmd.dist<[gather(0, 1), id]>
-    // CHECK: spmd.parameter "b" {strategy = "zero1"}
-    %b = spmd.parameter "b" {strategy = "zero1"} : tensor<10xf32> -> #spmd.dist<[id, id]>
-    // CHECK: spmd.parameter "c" {strategy = "zero2"}
-    %c = spmd.parameter "c" {strategy = "zero2"} : tensor<10xf32> -> #spmd.dist<[id, id]>
-    // CHECK: spmd.parameter "heads" {strategy = "replicated"} : tensor<768x64xf32> -> #spmd.dist<[id, gather(1, 2)]>
-    %h = spmd.parameter "heads" {strategy = "replicated"} : tensor<768x64xf32> -> #spmd.dist<[id, gather(1, 2)]>
-    // CHECK: spmd.parameter "pos" {strategy = "buffer"} : tensor<128xi64> -> #spmd.dist<[id, id]>
-    %p = spmd.parameter "pos" {strategy = "buffer"} : tensor<128xi64> -> #spmd.dist<[id, id]>
+    // CHECK: spmd.parameter "a" {strategy = #spmd.strategy<zero3>} : tensor<784x10xf32> -> #spmd.dist<[gather(0, 1), id]>
+    %a = spmd.parameter "a" {strategy = #spmd.strategy<zero3>} : tensor<784x10xf32> -> #spmd.dist<[gather(0, 1), id]>
+    // CHECK: spmd.parameter "b" {strategy = #spmd.strategy<zero1>}
+    %b = spmd.parameter "b" {strategy = #spmd.strategy<zero1>} : tensor<10xf32> -> #spmd.dist<[id, id]>
+    // CHECK: spmd.parameter "c" {strategy = #spmd.strategy<zero2>}
+    %c = spmd.parameter "c" {strategy = #spmd.strategy<zero2>} : tensor<10xf32> -> #spmd.dist<[id, id]>
+    // CHECK: spmd.parameter "heads" {strategy = #spmd.strategy<replicated>} : tensor<768x64xf32> -> #spmd.dist<[id, gather(1, 2)]>
+    %h = spmd.parameter "heads" {strategy = #spmd.strategy<replicated>} : tensor<768x64xf32> -> #spmd.dist<[id, gather(1, 2)]>
+    // CHECK: spmd.parameter "pos" {strategy = #spmd.strategy<buffer>} : tensor<128xi64> -> #spmd.dist<[id, id]>
+    %p = spmd.parameter "pos" {strategy = #spmd.strategy<buffer>} : tensor<128xi64> -> #spmd.dist<[id, id]>
     return
   }
 }

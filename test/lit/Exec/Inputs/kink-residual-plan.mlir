@@ -7,16 +7,16 @@ module attributes {
   spmd.segments = [
     #spmd.segment<id = 0, extent = 4, ratios = [0.5], sizes = [2, 2]>,
     #spmd.segment<id = 1, extent = 2, ratios = [0.5], sizes = [1, 1]>],
-  spmd.version = 1 : i64} {
+  spmd.version = 2 : i64} {
   func.func @main(%x: tensor<2x4xf32> {spmd.dist = #spmd.dist<[gather(1, 0), id]>}, %y: tensor<2xi64> {spmd.dist = #spmd.dist<[id, id]>}) -> tensor<f32> {
-    %w = spmd.parameter "w" {strategy = "replicated"} : tensor<4x2xf32> -> #spmd.dist<[gather(0, 0), id]>
-    %v = spmd.parameter "v" {strategy = "replicated"} : tensor<2x2xf32> -> #spmd.dist<[id, id]>
+    %w = spmd.parameter "w" {strategy = #spmd.strategy<replicated>} : tensor<4x2xf32> -> #spmd.dist<[gather(0, 0), id]>
+    %v = spmd.parameter "v" {strategy = #spmd.strategy<replicated>} : tensor<2x2xf32> -> #spmd.dist<[id, id]>
     %h = spmd.local(%x, %w) {variant = "matmul.split-contraction, matmul.replicate", dists = [#spmd.dist<[sum, id]>]} : (tensor<2x4xf32>, tensor<4x2xf32>) -> tensor<2x2xf32> {
     ^bb0(%a: tensor<2x4xf32>, %c: tensor<4x2xf32>):
       %o = graph.matmul %a, %c : (tensor<2x4xf32>, tensor<4x2xf32>) -> tensor<2x2xf32> loc("layer1.fc")
       spmd.yield %o : tensor<2x2xf32>
     }
-    %hr = spmd.all_reduce %h {axis = 0 : i64, algorithm = "ring"} : tensor<2x2xf32> -> #spmd.dist<[id, id]>
+    %hr = spmd.all_reduce %h {axis = 0 : i64, algorithm = #spmd.algorithm<ring>} : tensor<2x2xf32> -> #spmd.dist<[id, id]>
     %r1 = spmd.local(%hr) {variant = "relu.replicate, relu.replicate", dists = [#spmd.dist<[id, id]>]} : (tensor<2x2xf32>) -> tensor<2x2xf32> {
     ^bb0(%a: tensor<2x2xf32>):
       %o = graph.relu %a : tensor<2x2xf32> loc("layer1.relu")
@@ -33,7 +33,7 @@ module attributes {
       %o = graph.relu %a : tensor<2x2xf32> loc("layer2.relu")
       spmd.yield %o : tensor<2x2xf32>
     }
-    %r2g = spmd.all_gather %r2 {axis = 0 : i64, mode = "padded"} : tensor<2x2xf32> -> #spmd.dist<[id, id]>
+    %r2g = spmd.all_gather %r2 {axis = 0 : i64, mode = #spmd.gather_mode<padded>} : tensor<2x2xf32> -> #spmd.dist<[id, id]>
     %s = spmd.local(%r2g, %r1) {variant = "add.replicate, add.replicate", dists = [#spmd.dist<[id, id]>]} : (tensor<2x2xf32>, tensor<2x2xf32>) -> tensor<2x2xf32> {
     ^bb0(%a: tensor<2x2xf32>, %c: tensor<2x2xf32>):
       %o = graph.add %a, %c : (tensor<2x2xf32>, tensor<2x2xf32>) -> tensor<2x2xf32> loc("layer2.residual")

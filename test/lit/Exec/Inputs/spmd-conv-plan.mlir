@@ -11,22 +11,22 @@ module attributes {
     #spmd.segment<id = 0, extent = 5, ratios = [0.3, 0.2], sizes = [2, 1, 1, 1]>,
     #spmd.segment<id = 1, extent = 4, ratios = [0.25, 0.25], sizes = [1, 2, 0, 1]>,
     #spmd.segment<id = 2, extent = 6, ratios = [0.25, 0.25], sizes = [4, 0, 1, 1]>],
-  spmd.version = 1 : i64} {
+  spmd.version = 2 : i64} {
   func.func @main(%x: tensor<5x4x6x6xf32> {spmd.dist = #spmd.dist<[gather(0, 0), gather(1, 1)]>},
                   %y: tensor<5xi64> {spmd.dist = #spmd.dist<[gather(0, 0), id]>}) -> tensor<f32> {
-    %w = spmd.parameter "conv.weight" {strategy = "replicated"} : tensor<6x4x3x3xf32> -> #spmd.dist<[id, gather(1, 1)]>
-    %b = spmd.parameter "conv.bias" {strategy = "zero2"} : tensor<6xf32> -> #spmd.dist<[id, id]>
-    %s = spmd.parameter "bn.weight" {strategy = "replicated"} : tensor<6xf32> -> #spmd.dist<[id, id]>
-    %t = spmd.parameter "bn.bias" {strategy = "replicated"} : tensor<6xf32> -> #spmd.dist<[id, id]>
-    %rm = spmd.parameter "bn.running_mean" {strategy = "buffer"} : tensor<6xf32> -> #spmd.dist<[id, id]>
-    %rv = spmd.parameter "bn.running_var" {strategy = "buffer"} : tensor<6xf32> -> #spmd.dist<[id, id]>
-    %fw = spmd.parameter "fc.weight" {strategy = "replicated"} : tensor<6x3xf32> -> #spmd.dist<[id, gather(0, 2)]>
+    %w = spmd.parameter "conv.weight" {strategy = #spmd.strategy<replicated>} : tensor<6x4x3x3xf32> -> #spmd.dist<[id, gather(1, 1)]>
+    %b = spmd.parameter "conv.bias" {strategy = #spmd.strategy<zero2>} : tensor<6xf32> -> #spmd.dist<[id, id]>
+    %s = spmd.parameter "bn.weight" {strategy = #spmd.strategy<replicated>} : tensor<6xf32> -> #spmd.dist<[id, id]>
+    %t = spmd.parameter "bn.bias" {strategy = #spmd.strategy<replicated>} : tensor<6xf32> -> #spmd.dist<[id, id]>
+    %rm = spmd.parameter "bn.running_mean" {strategy = #spmd.strategy<buffer>} : tensor<6xf32> -> #spmd.dist<[id, id]>
+    %rv = spmd.parameter "bn.running_var" {strategy = #spmd.strategy<buffer>} : tensor<6xf32> -> #spmd.dist<[id, id]>
+    %fw = spmd.parameter "fc.weight" {strategy = #spmd.strategy<replicated>} : tensor<6x3xf32> -> #spmd.dist<[id, gather(0, 2)]>
     %c0 = spmd.local(%x, %w, %b) {variant = "conv2d.split-batch, conv2d.split-in-channels", dists = [#spmd.dist<[gather(0, 0), sum]>]} : (tensor<5x4x6x6xf32>, tensor<6x4x3x3xf32>, tensor<6xf32>) -> tensor<5x6x6x6xf32> {
     ^bb0(%a0: tensor<5x4x6x6xf32>, %a1: tensor<6x4x3x3xf32>, %a2: tensor<6xf32>):
       %v = graph.conv2d %a0, %a1, %a2 {strides = array<i64: 1, 1>, pads = array<i64: 1, 1, 1, 1>, dilations = array<i64: 1, 1>, group = 1 : i64} : (tensor<5x4x6x6xf32>, tensor<6x4x3x3xf32>, tensor<6xf32>) -> tensor<5x6x6x6xf32> loc("conv")
       spmd.yield %v : tensor<5x6x6x6xf32>
     }
-    %c = spmd.all_reduce %c0 {axis = 1 : i64, algorithm = "ring"} : tensor<5x6x6x6xf32> -> #spmd.dist<[gather(0, 0), id]>
+    %c = spmd.all_reduce %c0 {axis = 1 : i64, algorithm = #spmd.algorithm<ring>} : tensor<5x6x6x6xf32> -> #spmd.dist<[gather(0, 0), id]>
     %n = spmd.local(%c, %s, %t, %rm, %rv) {variant = "batch_norm.split-batch-sync-stats, batch_norm.replicate", dists = [#spmd.dist<[gather(0, 0), id]>]} : (tensor<5x6x6x6xf32>, tensor<6xf32>, tensor<6xf32>, tensor<6xf32>, tensor<6xf32>) -> tensor<5x6x6x6xf32> {
     ^bb0(%a0: tensor<5x6x6x6xf32>, %a1: tensor<6xf32>, %a2: tensor<6xf32>, %a3: tensor<6xf32>, %a4: tensor<6xf32>):
       %v = graph.batch_norm %a0, %a1, %a2, %a3, %a4 {epsilon = 1.0e-5 : f64, momentum = 0.9 : f64, training = true} : (tensor<5x6x6x6xf32>, tensor<6xf32>, tensor<6xf32>, tensor<6xf32>, tensor<6xf32>) -> tensor<5x6x6x6xf32> loc("bn")
@@ -58,13 +58,13 @@ module attributes {
       %v = graph.matmul %a0, %a1 : (tensor<5x6xf32>, tensor<6x3xf32>) -> tensor<5x3xf32> loc("fc")
       spmd.yield %v : tensor<5x3xf32>
     }
-    %h = spmd.all_reduce %h0 {axis = 1 : i64, algorithm = "hierarchical"} : tensor<5x3xf32> -> #spmd.dist<[gather(0, 0), id]>
+    %h = spmd.all_reduce %h0 {axis = 1 : i64, algorithm = #spmd.algorithm<hierarchical>} : tensor<5x3xf32> -> #spmd.dist<[gather(0, 0), id]>
     %l0 = spmd.local(%h, %y) {variant = "cross_entropy.split-batch, cross_entropy.replicate", dists = [#spmd.dist<[sum, id]>]} : (tensor<5x3xf32>, tensor<5xi64>) -> tensor<f32> {
     ^bb0(%a0: tensor<5x3xf32>, %a1: tensor<5xi64>):
       %v = graph.cross_entropy %a0, %a1 {reduction = "mean"} : (tensor<5x3xf32>, tensor<5xi64>) -> tensor<f32> loc("loss")
       spmd.yield %v : tensor<f32>
     }
-    %l = spmd.all_reduce %l0 {axis = 0 : i64, algorithm = "ring"} : tensor<f32> -> #spmd.dist<[id, id]>
+    %l = spmd.all_reduce %l0 {axis = 0 : i64, algorithm = #spmd.algorithm<ring>} : tensor<f32> -> #spmd.dist<[id, id]>
     return %l : tensor<f32>
   }
 }

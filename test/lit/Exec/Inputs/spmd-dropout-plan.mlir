@@ -14,12 +14,12 @@ module attributes {
     #spmd.segment<id = 1, extent = 10, ratios = [0.4, 0.2], sizes = [5, 3, 2]>,
     #spmd.segment<id = 2, extent = 4, ratios = [0.25, 0.5], sizes = [1, 2, 1]>,
     #spmd.segment<id = 3, extent = 6, ratios = [0.25, 0.5], sizes = [3, 0, 3]>],
-  spmd.version = 1 : i64} {
+  spmd.version = 2 : i64} {
   func.func @main(%x: tensor<6x8xf32> {spmd.dist = #spmd.dist<[gather(1, 0), id]>}) -> tensor<f32> {
-    %w0 = spmd.parameter "w" {strategy = "replicated"} : tensor<8x10xf32> -> #spmd.dist<[id, id]>
+    %w0 = spmd.parameter "w" {strategy = #spmd.strategy<replicated>} : tensor<8x10xf32> -> #spmd.dist<[id, id]>
     %w = spmd.shard %w0 {axis = 0 : i64} : tensor<8x10xf32> -> #spmd.dist<[gather(0, 0), id]>
-    %b0 = spmd.parameter "b" {strategy = "zero3"} : tensor<10xf32> -> #spmd.dist<[gather(0, 1), id]>
-    %b = spmd.all_gather %b0 {axis = 0 : i64, mode = "padded"} : tensor<10xf32> -> #spmd.dist<[id, id]>
+    %b0 = spmd.parameter "b" {strategy = #spmd.strategy<zero3>} : tensor<10xf32> -> #spmd.dist<[gather(0, 1), id]>
+    %b = spmd.all_gather %b0 {axis = 0 : i64, mode = #spmd.gather_mode<padded>} : tensor<10xf32> -> #spmd.dist<[id, id]>
     %h = spmd.local(%x, %w) {variant = "matmul.split-contraction, matmul.replicate", dists = [#spmd.dist<[sum, id]>]} : (tensor<6x8xf32>, tensor<8x10xf32>) -> tensor<6x10xf32> {
     ^bb0(%a: tensor<6x8xf32>, %c: tensor<8x10xf32>):
       %v = graph.matmul %a, %c : (tensor<6x8xf32>, tensor<8x10xf32>) -> tensor<6x10xf32> loc("fc")
@@ -30,14 +30,14 @@ module attributes {
       %v = graph.add %a, %c : (tensor<6x10xf32>, tensor<10xf32>) -> tensor<6x10xf32> loc("bias")
       spmd.yield %v : tensor<6x10xf32>
     }
-    %hr = spmd.all_reduce %hb {axis = 0 : i64, algorithm = "ring"} : tensor<6x10xf32> -> #spmd.dist<[id, id]>
+    %hr = spmd.all_reduce %hb {axis = 0 : i64, algorithm = #spmd.algorithm<ring>} : tensor<6x10xf32> -> #spmd.dist<[id, id]>
     %hs = spmd.shard %hr {axis = 0 : i64} : tensor<6x10xf32> -> #spmd.dist<[gather(0, 3), id]>
     %ds = spmd.local(%hs) {variant = "dropout.split, dropout.replicate", dists = [#spmd.dist<[gather(0, 3), id]>], needs_offset} : (tensor<6x10xf32>) -> tensor<6x10xf32> {
     ^bb0(%a: tensor<6x10xf32>):
       %v = graph.dropout %a {ratio = 0.25 : f64} : tensor<6x10xf32> loc("dropout")
       spmd.yield %v : tensor<6x10xf32>
     }
-    %d = spmd.all_gather %ds {axis = 0 : i64, mode = "grouped"} : tensor<6x10xf32> -> #spmd.dist<[id, id]>
+    %d = spmd.all_gather %ds {axis = 0 : i64, mode = #spmd.gather_mode<grouped>} : tensor<6x10xf32> -> #spmd.dist<[id, id]>
     %s = spmd.local(%d) {variant = "slice.split-sliced, slice.replicate", dists = [#spmd.dist<[gather(1, 2), id]>], needs_offset} : (tensor<6x10xf32>) -> tensor<6x4xf32> {
     ^bb0(%a: tensor<6x10xf32>):
       %v = graph.slice %a {starts = array<i64: 0, 1>, limits = array<i64: 6, 9>, steps = array<i64: 1, 2>} : tensor<6x10xf32> -> tensor<6x4xf32> loc("slice")
@@ -53,7 +53,7 @@ module attributes {
       %v = graph.reduce_mean %a {axes = array<i64: 0, 1>, keepdims = false} : tensor<6x4xf32> -> tensor<f32> loc("mean")
       spmd.yield %v : tensor<f32>
     }
-    %l = spmd.all_reduce %m {axis = 0 : i64, algorithm = "ring"} : tensor<f32> -> #spmd.dist<[id, id]>
+    %l = spmd.all_reduce %m {axis = 0 : i64, algorithm = #spmd.algorithm<ring>} : tensor<f32> -> #spmd.dist<[id, id]>
     return %l : tensor<f32>
   }
 }

@@ -15,20 +15,20 @@ module attributes {
     #spmd.segment<id = 2, extent = 5, ratios = [0.25, 0.25], sizes = [2, 1, 1, 1]>,
     #spmd.segment<id = 3, extent = 6, ratios = [0.25, 0.25], sizes = [3, 1, 2, 0]>,
     #spmd.segment<id = 4, extent = 15, ratios = [0.25, 0.25], sizes = [5, 4, 3, 3]>],
-  spmd.version = 1 : i64} {
+  spmd.version = 2 : i64} {
   func.func @main(%ids: tensor<5x3xi64> {spmd.dist = #spmd.dist<[id, id]>},
                   %y: tensor<15xi64> {spmd.dist = #spmd.dist<[gather(0, 4), id]>}) -> tensor<f32> {
-    %e = spmd.parameter "embed" {strategy = "replicated"} : tensor<7x4xf32> -> #spmd.dist<[gather(0, 0), gather(0, 0)]>
-    %g = spmd.parameter "ln.weight" {strategy = "replicated"} : tensor<4xf32> -> #spmd.dist<[id, gather(0, 1)]>
-    %b = spmd.parameter "ln.bias" {strategy = "zero1"} : tensor<4xf32> -> #spmd.dist<[id, gather(0, 1)]>
-    %w = spmd.parameter "proj" {strategy = "replicated"} : tensor<4x6xf32> -> #spmd.dist<[id, gather(1, 3)]>
+    %e = spmd.parameter "embed" {strategy = #spmd.strategy<replicated>} : tensor<7x4xf32> -> #spmd.dist<[gather(0, 0), gather(0, 0)]>
+    %g = spmd.parameter "ln.weight" {strategy = #spmd.strategy<replicated>} : tensor<4xf32> -> #spmd.dist<[id, gather(0, 1)]>
+    %b = spmd.parameter "ln.bias" {strategy = #spmd.strategy<zero1>} : tensor<4xf32> -> #spmd.dist<[id, gather(0, 1)]>
+    %w = spmd.parameter "proj" {strategy = #spmd.strategy<replicated>} : tensor<4x6xf32> -> #spmd.dist<[id, gather(1, 3)]>
     %x0 = spmd.local(%e, %ids) {variant = "gather.split-vocab, gather.split-vocab", dists = [#spmd.dist<[sum, sum]>], needs_offset} : (tensor<7x4xf32>, tensor<5x3xi64>) -> tensor<5x3x4xf32> {
     ^bb0(%a: tensor<7x4xf32>, %i: tensor<5x3xi64>):
       %v = graph.gather %a, %i {axis = 0 : i64} : (tensor<7x4xf32>, tensor<5x3xi64>) -> tensor<5x3x4xf32> loc("embedding")
       spmd.yield %v : tensor<5x3x4xf32>
     }
-    %x1 = spmd.all_reduce %x0 {axis = 1 : i64, algorithm = "ring"} : tensor<5x3x4xf32> -> #spmd.dist<[sum, id]>
-    %x2 = spmd.all_reduce %x1 {axis = 0 : i64, algorithm = "hierarchical"} : tensor<5x3x4xf32> -> #spmd.dist<[id, id]>
+    %x1 = spmd.all_reduce %x0 {axis = 1 : i64, algorithm = #spmd.algorithm<ring>} : tensor<5x3x4xf32> -> #spmd.dist<[sum, id]>
+    %x2 = spmd.all_reduce %x1 {axis = 0 : i64, algorithm = #spmd.algorithm<hierarchical>} : tensor<5x3x4xf32> -> #spmd.dist<[id, id]>
     %x3 = spmd.shard %x2 {axis = 0 : i64} : tensor<5x3x4xf32> -> #spmd.dist<[gather(0, 2), id]>
     %x = spmd.shard %x3 {axis = 1 : i64} : tensor<5x3x4xf32> -> #spmd.dist<[gather(0, 2), gather(2, 1)]>
     %n = spmd.local(%x, %g, %b) {variant = "layer_norm.split, layer_norm.split-normalized", dists = [#spmd.dist<[gather(0, 2), gather(2, 1)]>]} : (tensor<5x3x4xf32>, tensor<4xf32>, tensor<4xf32>) -> tensor<5x3x4xf32> {
@@ -41,7 +41,7 @@ module attributes {
       %v = graph.softmax %a {axis = 2 : i64} : tensor<5x3x4xf32> loc("softmax")
       spmd.yield %v : tensor<5x3x4xf32>
     }
-    %sg = spmd.all_gather %s {axis = 1 : i64, mode = "grouped"} : tensor<5x3x4xf32> -> #spmd.dist<[gather(0, 2), id]>
+    %sg = spmd.all_gather %s {axis = 1 : i64, mode = #spmd.gather_mode<grouped>} : tensor<5x3x4xf32> -> #spmd.dist<[gather(0, 2), id]>
     %r = spmd.local(%sg) {variant = "reshape.split-group, reshape.replicate", dists = [#spmd.dist<[gather(0, 4), id]>]} : (tensor<5x3x4xf32>) -> tensor<15x4xf32> {
     ^bb0(%a: tensor<5x3x4xf32>):
       %v = graph.reshape %a : tensor<5x3x4xf32> -> tensor<15x4xf32> loc("flatten")
@@ -62,8 +62,8 @@ module attributes {
       %v = graph.nll_loss %a, %c {reduction = "mean"} : (tensor<15x6xf32>, tensor<15xi64>) -> tensor<f32> loc("loss")
       spmd.yield %v : tensor<f32>
     }
-    %l1 = spmd.all_reduce %l0 {axis = 1 : i64, algorithm = "ring"} : tensor<f32> -> #spmd.dist<[sum, id]>
-    %l = spmd.all_reduce %l1 {axis = 0 : i64, algorithm = "ring"} : tensor<f32> -> #spmd.dist<[id, id]>
+    %l1 = spmd.all_reduce %l0 {axis = 1 : i64, algorithm = #spmd.algorithm<ring>} : tensor<f32> -> #spmd.dist<[sum, id]>
+    %l = spmd.all_reduce %l1 {axis = 0 : i64, algorithm = #spmd.algorithm<ring>} : tensor<f32> -> #spmd.dist<[id, id]>
     return %l : tensor<f32>
   }
 }

@@ -28,12 +28,12 @@
 // NOCLUSTER: error: spmd-assign-ratios: the pass needs the cluster: cluster=<path to spec yaml>
 // MISSING: error: spmd-assign-ratios: {{.*}}missing.yaml
 
-module attributes {spmd.mesh = #spmd.mesh<local = [2], classes = [#spmd.device_class<type = "V100", peak_gflops = 15700, memory_mb = 16000, nodes = [0, 1]>, #spmd.device_class<type = "P100", peak_gflops = 10600, memory_mb = 16000, nodes = [2]>]>, spmd.segments = [#spmd.segment<id = 0, extent = 96, ratios = [0.16666666666666666, 0.16666666666666666], sizes = [16, 16, 16, 16, 16, 16]>], spmd.version = 1 : i64} {
+module attributes {spmd.mesh = #spmd.mesh<local = [2], classes = [#spmd.device_class<type = "V100", peak_gflops = 15700, memory_mb = 16000, nodes = [0, 1]>, #spmd.device_class<type = "P100", peak_gflops = 10600, memory_mb = 16000, nodes = [2]>]>, spmd.segments = [#spmd.segment<id = 0, extent = 96, ratios = [0.16666666666666666, 0.16666666666666666], sizes = [16, 16, 16, 16, 16, 16]>], spmd.version = 2 : i64} {
   func.func @main(%arg0: tensor<96x64xf32> {spmd.dist = #spmd.dist<[gather(0, 0), gather(0, 0)]>}, %arg1: tensor<96xi64> {spmd.dist = #spmd.dist<[gather(0, 0), gather(0, 0)]>}) -> tensor<f32> {
-    %0 = spmd.parameter "layers.0.weight" {strategy = "replicated"} : tensor<64x64xf32> -> #spmd.dist<[id, id]>
-    %1 = spmd.parameter "layers.0.bias" {strategy = "replicated"} : tensor<64xf32> -> #spmd.dist<[id, id]>
-    %2 = spmd.parameter "layers.1.weight" {strategy = "replicated"} : tensor<64x10xf32> -> #spmd.dist<[id, id]>
-    %3 = spmd.parameter "layers.1.bias" {strategy = "replicated"} : tensor<10xf32> -> #spmd.dist<[id, id]>
+    %0 = spmd.parameter "layers.0.weight" {strategy = #spmd.strategy<replicated>} : tensor<64x64xf32> -> #spmd.dist<[id, id]>
+    %1 = spmd.parameter "layers.0.bias" {strategy = #spmd.strategy<replicated>} : tensor<64xf32> -> #spmd.dist<[id, id]>
+    %2 = spmd.parameter "layers.1.weight" {strategy = #spmd.strategy<replicated>} : tensor<64x10xf32> -> #spmd.dist<[id, id]>
+    %3 = spmd.parameter "layers.1.bias" {strategy = #spmd.strategy<replicated>} : tensor<10xf32> -> #spmd.dist<[id, id]>
     %4 = spmd.local(%arg0, %0) {dists = [#spmd.dist<[gather(0, 0), gather(0, 0)]>], variant = "matmul.split"} : (tensor<96x64xf32>, tensor<64x64xf32>) -> tensor<96x64xf32> {
     ^bb0(%arg2: tensor<96x64xf32>, %arg3: tensor<64x64xf32>):
       %12 = graph.matmul %arg2, %arg3 : (tensor<96x64xf32>, tensor<64x64xf32>) -> tensor<96x64xf32>
