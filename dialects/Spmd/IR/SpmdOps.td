@@ -230,8 +230,9 @@ def Spmd_LocalOp : Spmd_Op<"local", [IsolatedFromAbove, SingleBlock]> {
     ```
   }];
   let arguments = (ins Variadic<Spmd_AnyTensor>:$inputs, StrAttr:$variant,
-                       ArrayAttr:$dists, UnitAttr:$needs_offset,
-                       UnitAttr:$recompute);
+                       TypedArrayAttrBase<Spmd_DistAttr,
+                           "one distribution per result">:$dists,
+                       UnitAttr:$needs_offset, UnitAttr:$recompute);
   let results = (outs Variadic<Spmd_AnyTensor>:$results);
   let regions = (region SizedRegion<1>:$body);
   let assemblyFormat =

@@ -393,6 +393,21 @@ module attributes {
 module attributes {
   spmd.mesh = #spmd.mesh<local = [2], classes = [
     #spmd.device_class<type = "V100", peak_gflops = 15700, memory_mb = 16000, nodes = [0, 1]>]>} {
+  func.func @local_dists_typed(%x: tensor<4xf32>) {
+    // expected-error @+1 {{attribute 'dists' failed to satisfy constraint: one distribution per result}}
+    %r = spmd.local (%x) {variant = "v", dists = ["id"]} : (tensor<4xf32>) -> tensor<4xf32> {
+    ^bb0(%a: tensor<4xf32>):
+      spmd.yield %a : tensor<4xf32>
+    }
+    return
+  }
+}
+
+// -----
+
+module attributes {
+  spmd.mesh = #spmd.mesh<local = [2], classes = [
+    #spmd.device_class<type = "V100", peak_gflops = 15700, memory_mb = 16000, nodes = [0, 1]>]>} {
   func.func @local_dists(%x: tensor<4xf32>) {
     // expected-error @+1 {{has 1 results but 0 distributions}}
     %r = spmd.local (%x) {variant = "v", dists = []} : (tensor<4xf32>) -> tensor<4xf32> {
