@@ -2,22 +2,13 @@
 
 #include "weft/Sched/Report.h"
 #include "weft/Support/Error.h"
+#include "weft/Support/FileOutput.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/Path.h"
 
 using namespace weft;
 using namespace weft::sched;
-
-static llvm::Error writeFile(llvm::StringRef path,
-                             llvm::function_ref<void(llvm::raw_ostream &)> fn) {
-  std::error_code ec;
-  llvm::raw_fd_ostream os(path, ec);
-  if (ec)
-    return badInput("cannot write '{0}': {1}", path, ec.message());
-  fn(os);
-  return llvm::Error::success();
-}
 
 static const char *statusName(JobStatus status) {
   switch (status) {

@@ -4,6 +4,7 @@
 #include "onnx/checker.h"
 #include "onnx/shape_inference/implementation.h"
 #include "weft/Support/Error.h"
+#include "weft/Support/FileOutput.h"
 #include "weft/Zoo/Families.h"
 #include "weft/Zoo/Weights.h"
 #include "llvm/ADT/StringMap.h"
@@ -214,14 +215,8 @@ llvm::Expected<ZooSummary> zoo::writeZooModel(const ZooOptions &options,
   llvm::Expected<std::string> bytes = serialize(*model);
   if (!bytes)
     return bytes.takeError();
-  std::error_code ec;
-  llvm::raw_fd_ostream os(path, ec, llvm::sys::fs::OF_None);
-  if (ec)
-    return badInput("cannot write '{0}': {1}", path, ec.message());
-  os << *bytes;
-  os.close();
-  if (os.has_error())
-    return badInput("cannot write '{0}': {1}", path, os.error().message());
+  if (auto err = writeFile(path, [&](llvm::raw_ostream &os) { os << *bytes; }))
+    return std::move(err);
   ZooSummary summary = summarize(*model);
   summary.fileBytes = bytes->size();
   return summary;

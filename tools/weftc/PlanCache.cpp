@@ -37,9 +37,20 @@ std::optional<PlanCache> PlanCache::open(llvm::StringRef key) {
   std::string root = cacheRoot();
   if (root.empty())
     return std::nullopt;
+  // Private to the user: plans reveal models and clusters.
+  if (!llvm::sys::fs::exists(root) &&
+      llvm::sys::fs::create_directories(root, /*IgnoreExisting=*/true,
+                                        llvm::sys::fs::owner_all))
+    return std::nullopt;
   llvm::SmallString<128> dir(root);
   llvm::sys::path::append(dir, "plans", key);
-  return PlanCache(std::string(dir));
+  return PlanCache(std::string(dir), key.str());
+}
+
+/// SHA-256 (hex) of `text`.
+static std::string digestOf(llvm::StringRef text) {
+  return llvm::toHex(llvm::SHA256::hash(llvm::arrayRefFromStringRef(text)),
+                     /*LowerCase=*/true);
 }
 
 std::string PlanCache::makeKey(llvm::ArrayRef<std::string> parts) {
@@ -70,10 +81,12 @@ static std::optional<llvm::json::Object> readObject(llvm::StringRef dir,
   return std::nullopt;
 }
 
-/// Writes `value` (indented) to `dir`/`name`, creating `dir`.
+/// Writes `value` (indented) to `dir`/`name`, creating `dir` (private to
+/// the user).
 static llvm::Error writeObject(llvm::StringRef dir, llvm::StringRef name,
                                llvm::json::Object value) {
-  if (std::error_code ec = llvm::sys::fs::create_directories(dir))
+  if (std::error_code ec = llvm::sys::fs::create_directories(
+          dir, /*IgnoreExisting=*/true, llvm::sys::fs::owner_all))
     return llvm::createStringError(ec, "cannot create '%s'", dir.str().c_str());
   llvm::SmallString<128> path(dir);
   llvm::sys::path::append(path, name);
@@ -113,6 +126,15 @@ PlanCache::lookup(mlir::MLIRContext &context) const {
       parseRecord(record ? &*record : nullptr);
   if (!parsed)
     return std::nullopt;
+  // An entry is used only when it says it is this key's and its plan is the
+  // one it stored: a foreign, moved or edited entry is a miss (and is
+  // rewritten).
+  auto storedKey = record->getString("key");
+  auto storedDigest = record->getString("plan_sha256");
+  auto text = llvm::MemoryBuffer::getFile(planPath);
+  if (!storedKey || *storedKey != key || !storedDigest || !text ||
+      digestOf((*text)->getBuffer()) != *storedDigest)
+    return std::nullopt;
   // A plan is spmd ops around the graph's (the graph's dialects are loaded
   // by its import).
   context.getOrLoadDialect<spmd::SpmdDialect>();
@@ -120,7 +142,7 @@ PlanCache::lookup(mlir::MLIRContext &context) const {
   mlir::ScopedDiagnosticHandler quiet(
       &context, [](mlir::Diagnostic &) { return mlir::success(); });
   mlir::OwningOpRef<mlir::ModuleOp> plan =
-      mlir::parseSourceFile<mlir::ModuleOp>(planPath, &context);
+      mlir::parseSourceString<mlir::ModuleOp>((*text)->getBuffer(), &context);
   if (!plan || mlir::failed(mlir::verify(*plan)))
     return std::nullopt;
   parsed->cached = true;
@@ -129,16 +151,23 @@ PlanCache::lookup(mlir::MLIRContext &context) const {
 
 llvm::Error PlanCache::store(mlir::ModuleOp plan,
                              const SynthesisRecord &record) const {
-  if (std::error_code ec = llvm::sys::fs::create_directories(dir))
+  if (std::error_code ec = llvm::sys::fs::create_directories(
+          dir, /*IgnoreExisting=*/true, llvm::sys::fs::owner_all))
     return llvm::createStringError(ec, "cannot create '%s'", dir.c_str());
   llvm::SmallString<128> planPath(dir);
   llvm::sys::path::append(planPath, "plan.mlir");
-  if (auto err = writeFile(planPath, [&](llvm::raw_ostream &os) {
-        plan->print(os);
-        os << "\n";
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  plan->print(os);
+  os << "\n";
+  os.flush();
+  if (auto err = writeFile(planPath, [&](llvm::raw_ostream &out) {
+        out << text;
       }))
     return err;
-  llvm::json::Object o{{"wall_s", record.wallSeconds},
+  llvm::json::Object o{{"key", key},
+                       {"plan_sha256", digestOf(text)},
+                       {"wall_s", record.wallSeconds},
                        {"expansions", int64_t(record.expansions)},
                        {"gap", record.gap},
                        {"capped", record.capped},

@@ -8,8 +8,11 @@
 // the synthesis record, or the memory shortfall that ended the search.
 // The cache lives in $WEFT_CACHE_DIR, else
 // $XDG_CACHE_HOME/weft, else ~/.cache/weft (under plans/<key>/); `--no-cache`
-// bypasses it. A damaged entry is ignored (and rewritten), never trusted: the
-// plan is re-verified and re-evaluated on every hit.
+// bypasses it. The cache directory is created private to the user (0700).
+// An entry is used only when its synthesis.json names its own key and the
+// SHA-256 of its plan.mlir; a damaged, foreign or edited entry is a miss
+// (and is rewritten), and a hit is still re-verified and re-evaluated.
+// Entries are written atomically (weft/Support/FileOutput.h).
 //
 //===----------------------------------------------------------------------===//
 
@@ -51,8 +54,12 @@ public:
   llvm::StringRef directory() const { return dir; }
 
 private:
-  explicit PlanCache(std::string dir) : dir(std::move(dir)) {}
+  PlanCache(std::string dir, std::string key)
+      : dir(std::move(dir)), key(std::move(key)) {}
   std::string dir;
+  /// The entry's key; synthesis.json repeats it, with the SHA-256 of the
+  /// stored plan text.
+  std::string key;
 };
 
 } // namespace weft

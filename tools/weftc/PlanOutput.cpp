@@ -5,21 +5,8 @@
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/Path.h"
-#include "llvm/Support/ToolOutputFile.h"
 
 using namespace weft;
-
-llvm::Error
-weft::writeFile(llvm::StringRef path,
-                llvm::function_ref<void(llvm::raw_ostream &)> write) {
-  std::error_code ec;
-  llvm::ToolOutputFile out(path, ec, llvm::sys::fs::OF_Text);
-  if (ec)
-    return badInput("cannot write '{0}': {1}", path.str(), ec.message());
-  write(out.os());
-  out.keep();
-  return llvm::Error::success();
-}
 
 llvm::Error weft::writePlanFiles(llvm::StringRef dir, mlir::ModuleOp plan,
                                  const ClusterSpec &spec,

@@ -10,7 +10,7 @@
 #include "weft/Support/Error.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"
-#include "llvm/Support/ToolOutputFile.h"
+#include "weft/Support/FileOutput.h"
 
 namespace weft::spmd {
 #define GEN_PASS_DEF_DUMPPLAN
@@ -35,17 +35,13 @@ struct DumpPlanPass : public spmd::impl::DumpPlanBase<DumpPlanPass> {
     }
     llvm::SmallString<128> path(dir.getValue());
     llvm::sys::path::append(path, name + ".mlir");
-    std::error_code ec;
-    llvm::ToolOutputFile out(path, ec, llvm::sys::fs::OF_Text);
-    if (ec) {
-      spmd::emitPassError(
-          getOperation(), getArgument(),
-          badInput("cannot write '{0}': {1}", path.str().str(), ec.message()));
+    if (auto err = writeFile(path, [&](llvm::raw_ostream &os) {
+          getOperation()->print(os);
+          os << "\n";
+        })) {
+      spmd::emitPassError(getOperation(), getArgument(), std::move(err));
       return signalPassFailure();
     }
-    getOperation()->print(out.os());
-    out.os() << "\n";
-    out.keep();
   }
 };
 } // namespace
