@@ -630,13 +630,6 @@ void SpaceBuilder::memoryFloors() {
 llvm::Expected<std::unique_ptr<SearchSpace>>
 SearchSpace::build(mlir::ModuleOp graph, const ClusterSpec &spec,
                    const EvalOptions &eval, llvm::ArrayRef<double> ratios,
-                   int64_t /*align*/, bool recompute) {
-  return build(graph, spec, eval, ratios, recompute);
-}
-
-llvm::Expected<std::unique_ptr<SearchSpace>>
-SearchSpace::build(mlir::ModuleOp graph, const ClusterSpec &spec,
-                   const EvalOptions &eval, llvm::ArrayRef<double> ratios,
                    bool recompute) {
   std::unique_ptr<SearchSpace> space(new SearchSpace());
   space->recompute_ = recompute;

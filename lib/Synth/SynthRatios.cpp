@@ -59,8 +59,7 @@ weft::synth::memoryRatios(mlir::ModuleOp graph, const ClusterSpec &spec,
                           SearchSpace *atSpeed) {
   std::unique_ptr<SearchSpace> built;
   if (!atSpeed) {
-    auto space = SearchSpace::build(graph, spec, options.eval, {},
-                                    options.align, recompute);
+    auto space = SearchSpace::build(graph, spec, options.eval, {}, recompute);
     if (!space)
       return space.takeError();
     built = std::move(*space);
@@ -100,8 +99,8 @@ weft::synth::memoryRatios(mlir::ModuleOp graph, const ClusterSpec &spec,
                             "fitting has no sharding ratios to move");
     if (round == kMaxCorrections)
       break;
-    auto there = SearchSpace::build(graph, spec, options.eval, ratios,
-                                    options.align, recompute);
+    auto there =
+        SearchSpace::build(graph, spec, options.eval, ratios, recompute);
     if (!there)
       return there.takeError();
     SearchSpace &space = **there;

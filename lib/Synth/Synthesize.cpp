@@ -335,8 +335,8 @@ searchRound(mlir::ModuleOp graph, const ClusterSpec &spec,
             const SynthOptions &options, llvm::ArrayRef<double> ratios,
             const SearchLimits &limits, bool recompute, PhaseClock &clock,
             std::unique_ptr<SearchSpace> *giveUp = nullptr) {
-  auto built = SearchSpace::build(graph, spec, options.eval, ratios,
-                                  options.align, recompute);
+  auto built =
+      SearchSpace::build(graph, spec, options.eval, ratios, recompute);
   if (!built)
     return built.takeError();
   clock.lap("search space");

@@ -32,10 +32,12 @@ static llvm::StringRef maxExpansionsHelp() {
 
 SynthFlags::SynthFlags(cl::OptionCategory &category)
     : heuristic("heuristic",
-                cl::desc("A* heuristic: admissible (default; each remaining "
-                         "op's least step cost, chains of relayouts between "
-                         "them; docs/Synthesis.md) or zero (uniform-cost "
-                         "search, as HAP)"),
+                cl::desc("A* heuristic: admissible (default; the state "
+                         "bound: each remaining op's cost floor and the tree "
+                         "bound, each value's consumers chosen together and "
+                         "its dearest relayout charged once from what the "
+                         "state holds; docs/Synthesis.md) or zero "
+                         "(uniform-cost search, as HAP)"),
                 cl::init("admissible"), cl::cat(category)),
       recompute("recompute",
                 cl::desc("Activation recomputation as a search choice: auto "

@@ -203,13 +203,6 @@ public:
   static llvm::Expected<std::unique_ptr<SearchSpace>>
   build(mlir::ModuleOp graph, const ClusterSpec &spec, const EvalOptions &eval,
         llvm::ArrayRef<double> ratios = {}, bool recompute = false);
-  /// As above for callers that still pass an alignment: the space is priced
-  /// at fractional ratios, where alignment does not apply (the program
-  /// builder aligns segment sizes after the search), so `align` is unused.
-  /// Goes once lib/Synth/Synthesize.cpp and SynthRatios.cpp stop passing it.
-  static llvm::Expected<std::unique_ptr<SearchSpace>>
-  build(mlir::ModuleOp graph, const ClusterSpec &spec, const EvalOptions &eval,
-        llvm::ArrayRef<double> ratios, int64_t align, bool recompute);
   /// Recomputation is among the choices.
   bool recomputes() const { return recompute_; }
   /// The graph's `spmd.micro_batches` (gradient accumulation). Step costs

@@ -1,17 +1,18 @@
-//===- SynthBench.cpp - Measured runs (skipped unless asked) --------------===//
+//===- SynthProbe.cpp - The search's figures for one model ----------------===//
 //
-// Not a test: prints the search's figures for a model and a cluster given
-// in the environment (docs/Synthesis.md gives the commands):
+// A measuring tool, not a test (built as build/bin/weft-synth-probe, never
+// run by ctest; GoogleTest is only its harness): prints the search's figures
+// for a model and a cluster given in the environment:
 //   WEFT_SYNTH_MODEL=graph.mlir WEFT_SYNTH_CLUSTER=spec.yaml
 //   [WEFT_SYNTH_HEURISTIC=zero] [WEFT_SYNTH_MEMO=0]
-//   [WEFT_SYNTH_MAX_EXPANSIONS=N] [WEFT_SYNTH_TIME_LIMIT=S] WeftSynthTests
-//   --gtest_filter=SynthBench.*
-// SynthBench.Slack (with WEFT_SYNTH_SLACK=1) prints where the lower bound is
-// loose along the best improved seed.
+//   [WEFT_SYNTH_MAX_EXPANSIONS=N] [WEFT_SYNTH_TIME_LIMIT=S]
+//   build/bin/weft-synth-probe --gtest_filter=SynthBench.Run
+// (also CompareSteps, Seeds, Gap; SynthBench.Slack with WEFT_SYNTH_SLACK=1
+// prints where the lower bound is loose along the best improved seed).
 //
 //===----------------------------------------------------------------------===//
 
-#include "../Eval/EvalTestUtil.h"
+#include "Eval/EvalTestUtil.h"
 #include "weft/Synth/Search.h"
 #include "weft/Synth/Synthesize.h"
 #include "llvm/Support/FormatVariadic.h"
