@@ -462,10 +462,66 @@ double secondsSince(std::chrono::steady_clock::time_point t) {
 }
 } // namespace
 
-llvm::Expected<SynthResult> weft::synthesize(mlir::ModuleOp graph,
-                                             const ClusterSpec &spec,
-                                             const SynthOptions &options) {
-  auto start = std::chrono::steady_clock::now();
+namespace {
+/// synthesize() in named steps: the first round (with the recomputation and
+/// memory-ratio fallbacks), the alternation with the ratio LP, and the
+/// integer sizes of the best plan.
+class Synthesizer {
+public:
+  Synthesizer(mlir::ModuleOp graph, const ClusterSpec &spec,
+              const SynthOptions &options)
+      : graph(graph), spec(spec), options(options),
+        start(std::chrono::steady_clock::now()), clock(options.progress) {
+    limits = limitsOf(options);
+  }
+
+  llvm::Expected<SynthResult> run();
+
+private:
+  static SearchLimits limitsOf(const SynthOptions &options);
+  void dump(llvm::StringRef stage, mlir::ModuleOp plan) const {
+    if (options.dump)
+      options.dump(stage, plan);
+  }
+  void progress(const llvm::Twine &line) const {
+    if (options.progress)
+      options.progress(line.str());
+  }
+  /// The first round's search and plan.
+  llvm::Expected<Round> firstRound();
+  /// One round of the alternation: LP, collective choice, scoring, and a
+  /// search at the LP's ratios when they moved. False when it ends.
+  bool alternate(unsigned round);
+  /// A round that cannot finish ends the alternation with the best plan so
+  /// far; the reason is reported (a progress line and SynthStats).
+  void stopAlternation(unsigned round, llvm::StringRef stage,
+                       llvm::Error err);
+  /// Integer sizes (Z3) of the best plan, checked, and the result.
+  llvm::Expected<SynthResult> finish();
+
+  mlir::ModuleOp graph;
+  const ClusterSpec &spec;
+  const SynthOptions &options;
+  std::chrono::steady_clock::time_point start;
+  PhaseClock clock;
+  SearchLimits limits;
+  /// --time-limit is shared by all rounds; the default backstop applies to
+  /// each search alone, so that the expansion limits (not the clock) end
+  /// default searches and their results are deterministic.
+  double timeBudget = 0;
+  bool recompute = false;
+  SynthStats stats;
+  /// The round whose search found the best plan (for the explain rows) and
+  /// the best plan (possibly with the LP's ratios).
+  Round best;
+  mlir::OwningOpRef<mlir::ModuleOp> bestPlan, current;
+  double bestCost = 0, lastCost = 0;
+  /// The per-class ratios the last search ran at.
+  std::vector<double> searchedAt;
+};
+} // namespace
+
+SearchLimits Synthesizer::limitsOf(const SynthOptions &options) {
   SearchLimits limits;
   limits.admissible = options.heuristic == SynthOptions::Heuristic::Admissible;
   limits.memo = options.memo;
@@ -480,15 +536,10 @@ llvm::Expected<SynthResult> weft::synthesize(mlir::ModuleOp graph,
   limits.maxStateBytes =
       options.maxStateBytes ? options.maxStateBytes : kDefaultMaxStateBytes;
   limits.progress = options.progress;
-  // --time-limit is shared by all rounds; the default backstop applies to
-  // each search alone, so that the expansion limits (not the clock) end
-  // default searches and their results are deterministic.
-  double timeBudget = options.timeLimitSeconds;
-  auto dump = [&](llvm::StringRef stage, mlir::ModuleOp plan) {
-    if (options.dump)
-      options.dump(stage, plan);
-  };
+  return limits;
+}
 
+llvm::Expected<Round> Synthesizer::firstRound() {
   // Recomputation: offered from the start (Always), or once no plan fits
   // memory without it (Auto); later rounds keep the first round's choice.
   // When no plan fits at ratios ∝ speed either, the ratios are chosen under
@@ -496,9 +547,8 @@ llvm::Expected<SynthResult> weft::synthesize(mlir::ModuleOp graph,
   // ratios gives up at once when no seed plan fits, rather than search. One
   // device class has no ratios to move.
   // Only "no plan fits" moves on; any other error is returned as is.
-  bool recompute = options.recompute == SynthOptions::Recompute::Always;
+  recompute = options.recompute == SynthOptions::Recompute::Always;
   bool memoryFallback = !options.fixedRatios && spec.classes.size() > 1;
-  PhaseClock clock(options.progress);
   bool lastAtSpeed =
       recompute || options.recompute == SynthOptions::Recompute::Never;
   // The last speed-ratio space, when that round gave up for memoryRatios.
@@ -509,9 +559,8 @@ llvm::Expected<SynthResult> weft::synthesize(mlir::ModuleOp graph,
       options.recompute == SynthOptions::Recompute::Auto) {
     if (llvm::Error other = unlessInfeasible(first.takeError()))
       return std::move(other);
-    if (options.progress)
-      options.progress("no plan fits memory without recomputation; "
-                       "searching again with it");
+    progress("no plan fits memory without recomputation; searching again "
+             "with it");
     recompute = true;
     first = searchRound(graph, spec, options, {}, limits, recompute, clock,
                         memoryFallback ? &atSpeed : nullptr);
@@ -519,9 +568,8 @@ llvm::Expected<SynthResult> weft::synthesize(mlir::ModuleOp graph,
   if (!first && memoryFallback) {
     if (llvm::Error other = unlessInfeasible(first.takeError()))
       return std::move(other);
-    if (options.progress)
-      options.progress("no plan fits memory at ratios proportional to speed; "
-                       "choosing ratios under memory");
+    progress("no plan fits memory at ratios proportional to speed; choosing "
+             "ratios under memory");
     auto ratios = memoryRatios(graph, spec, options, recompute, atSpeed.get());
     if (!ratios)
       return ratios.takeError();
@@ -532,110 +580,90 @@ llvm::Expected<SynthResult> weft::synthesize(mlir::ModuleOp graph,
           std::max(timeBudget - secondsSince(start), 0.05 * timeBudget);
     first = searchRound(graph, spec, options, *ratios, rest, recompute, clock);
   }
-  if (!first)
-    return first.takeError();
-  SynthStats stats;
-  stats.expansions = first->found.expansions;
-  dump("search", *first->plan);
-  // The best plan so far: the round whose search found it (for the explain
-  // rows) and the plan (possibly with the LP's ratios).
-  Round best = std::move(*first);
-  mlir::OwningOpRef<mlir::ModuleOp> bestPlan = std::move(best.plan);
-  double bestCost = best.evaluated;
-  double lastCost = bestCost;
-  // Alternation (docs/Design.md §4): LP for the found program, per-collective
-  // choice, search again at the LP's ratios, while the cost strictly
-  // improves.
-  constexpr unsigned kMaxRounds = 4;
-  mlir::OwningOpRef<mlir::ModuleOp> current = bestPlan->clone();
-  // The per-class ratios the last search ran at.
-  std::vector<double> searchedAt = best.space->ratios;
-  // A round that cannot finish ends the alternation with the best plan so
-  // far; the reason is reported (a progress line and SynthStats).
-  auto stopAlternation = [&](unsigned round, llvm::StringRef stage,
-                             llvm::Error err) {
-    std::string why = llvm::toString(std::move(err));
-    stats.alternationStop = (stage + ": " + why).str();
-    if (options.progress)
-      options.progress(llvm::formatv("alternation stopped in round {0} at "
-                                     "the {1}: {2}; keeping the best plan "
-                                     "found",
-                                     round + 1, stage, why)
-                           .str());
-  };
-  for (unsigned round = 0; !options.fixedRatios && round < kMaxRounds;
-       ++round) {
-    auto assigned = ratio::assignRatios(*current, spec, options.eval);
-    if (!assigned) {
-      stopAlternation(round, "ratio LP", assigned.takeError());
-      break;
-    }
-    clock.lap("ratio LP");
-    dump("assign-ratios", *current);
-    auto selected = ratio::selectCollectives(*current, spec, options.eval);
-    if (!selected) {
-      stopAlternation(round, "collective choice", selected.takeError());
-      break;
-    }
-    dump("select-collectives", *current);
-    ++stats.alternations;
-    auto estimate = evaluatePlan(*current, spec, options.eval);
-    if (!estimate) {
-      stopAlternation(round, "evaluation", estimate.takeError());
-      break;
-    }
-    clock.lap("collective choice and scoring");
-    double cost = estimate->stepSeconds;
-    if (cost < bestCost) {
-      bestCost = cost;
-      bestPlan = current->clone();
-    }
-    if (!(cost < lastCost) && round > 0)
-      break;
-    lastCost = std::min(lastCost, cost);
-    std::vector<double> ratios = searchRatiosOf(*current, spec);
-    if (!assigned->changed || ratios.empty() || round + 1 == kMaxRounds)
-      break;
-    // The search prices at one ratio per class: when the LP moved none of
-    // them by minRatioMove or more from the ratios the last search ran at,
-    // another search would see nearly the same prices (a heuristic).
-    double moved = 0;
-    for (auto [now, was] : llvm::zip(ratios, searchedAt))
-      moved = std::max(moved, relativeMove(now, was));
-    if (ratios.size() == searchedAt.size() && moved < options.minRatioMove) {
-      if (options.progress)
-        options.progress(llvm::formatv("synthesis: alternation stops: the "
-                                       "ratio LP moved no class ratio by "
-                                       "{0:P} or more (at most {1:P})",
-                                       options.minRatioMove, moved)
-                             .str());
-      break;
-    }
-    SearchLimits next = limits;
-    if (timeBudget > 0) {
-      next.timeLimitSeconds = timeBudget - secondsSince(start);
-      if (next.timeLimitSeconds <= 0)
-        break;
-    }
-    auto again =
-        searchRound(graph, spec, options, ratios, next, recompute, clock);
-    if (!again) {
-      stopAlternation(round, "search at the LP's ratios", again.takeError());
-      break;
-    }
-    stats.expansions += again->found.expansions;
-    searchedAt = again->space->ratios;
-    dump("search", *again->plan);
-    if (again->evaluated < bestCost) {
-      bestCost = again->evaluated;
-      bestPlan = again->plan->clone();
-      best.space = std::move(again->space);
-      best.found = std::move(again->found);
-    }
-    current = std::move(again->plan);
-    lastCost = std::min(lastCost, again->evaluated);
-  }
+  return first;
+}
 
+void Synthesizer::stopAlternation(unsigned round, llvm::StringRef stage,
+                                  llvm::Error err) {
+  std::string why = llvm::toString(std::move(err));
+  stats.alternationStop = (stage + ": " + why).str();
+  progress(llvm::formatv("alternation stopped in round {0} at the {1}: {2}; "
+                         "keeping the best plan found",
+                         round + 1, stage, why));
+}
+
+bool Synthesizer::alternate(unsigned round) {
+  constexpr unsigned kMaxRounds = 4;
+  auto assigned = ratio::assignRatios(*current, spec, options.eval);
+  if (!assigned) {
+    stopAlternation(round, "ratio LP", assigned.takeError());
+    return false;
+  }
+  clock.lap("ratio LP");
+  dump("assign-ratios", *current);
+  auto selected = ratio::selectCollectives(*current, spec, options.eval);
+  if (!selected) {
+    stopAlternation(round, "collective choice", selected.takeError());
+    return false;
+  }
+  dump("select-collectives", *current);
+  ++stats.alternations;
+  auto estimate = evaluatePlan(*current, spec, options.eval);
+  if (!estimate) {
+    stopAlternation(round, "evaluation", estimate.takeError());
+    return false;
+  }
+  clock.lap("collective choice and scoring");
+  double cost = estimate->stepSeconds;
+  if (cost < bestCost) {
+    bestCost = cost;
+    bestPlan = current->clone();
+  }
+  if (!(cost < lastCost) && round > 0)
+    return false;
+  lastCost = std::min(lastCost, cost);
+  std::vector<double> ratios = searchRatiosOf(*current, spec);
+  if (!assigned->changed || ratios.empty() || round + 1 == kMaxRounds)
+    return false;
+  // The search prices at one ratio per class: when the LP moved none of
+  // them by minRatioMove or more from the ratios the last search ran at,
+  // another search would see nearly the same prices (a heuristic).
+  double moved = 0;
+  for (auto [now, was] : llvm::zip(ratios, searchedAt))
+    moved = std::max(moved, relativeMove(now, was));
+  if (ratios.size() == searchedAt.size() && moved < options.minRatioMove) {
+    progress(llvm::formatv("synthesis: alternation stops: the ratio LP moved "
+                           "no class ratio by {0:P} or more (at most {1:P})",
+                           options.minRatioMove, moved));
+    return false;
+  }
+  SearchLimits next = limits;
+  if (timeBudget > 0) {
+    next.timeLimitSeconds = timeBudget - secondsSince(start);
+    if (next.timeLimitSeconds <= 0)
+      return false;
+  }
+  auto again =
+      searchRound(graph, spec, options, ratios, next, recompute, clock);
+  if (!again) {
+    stopAlternation(round, "search at the LP's ratios", again.takeError());
+    return false;
+  }
+  stats.expansions += again->found.expansions;
+  searchedAt = again->space->ratios;
+  dump("search", *again->plan);
+  if (again->evaluated < bestCost) {
+    bestCost = again->evaluated;
+    bestPlan = again->plan->clone();
+    best.space = std::move(again->space);
+    best.found = std::move(again->found);
+  }
+  current = std::move(again->plan);
+  lastCost = std::min(lastCost, again->evaluated);
+  return round + 1 < kMaxRounds;
+}
+
+llvm::Expected<SynthResult> Synthesizer::finish() {
   SynthResult result;
   // Integer sizes (Z3) for the final plan's ratios, checked.
   if (!options.fixedRatios || options.align > 1) {
@@ -647,7 +675,7 @@ llvm::Expected<SynthResult> weft::synthesize(mlir::ModuleOp graph,
       // accumulation may then fit); anything else is ours.
       llvm::Error err = sizes.takeError();
       if (isMemoryShortfall(err))
-        return err;
+        return std::move(err);
       return makeError(ExitInternal,
                        "synthesis: integer shard sizes failed: {0}",
                        llvm::toString(std::move(err)));
@@ -673,4 +701,30 @@ llvm::Expected<SynthResult> weft::synthesize(mlir::ModuleOp graph,
   result.explain = explainOf(space, best.found.choices);
   result.plan = std::move(bestPlan);
   return result;
+}
+
+llvm::Expected<SynthResult> Synthesizer::run() {
+  timeBudget = options.timeLimitSeconds;
+  auto first = firstRound();
+  if (!first)
+    return first.takeError();
+  stats.expansions = first->found.expansions;
+  dump("search", *first->plan);
+  best = std::move(*first);
+  bestPlan = std::move(best.plan);
+  bestCost = lastCost = best.evaluated;
+  // Alternation (docs/Design.md §4): LP for the found program,
+  // per-collective choice, search again at the LP's ratios, while the cost
+  // strictly improves.
+  current = bestPlan->clone();
+  searchedAt = best.space->ratios;
+  for (unsigned round = 0; !options.fixedRatios && alternate(round); ++round)
+    ;
+  return finish();
+}
+
+llvm::Expected<SynthResult> weft::synthesize(mlir::ModuleOp graph,
+                                             const ClusterSpec &spec,
+                                             const SynthOptions &options) {
+  return Synthesizer(graph, spec, options).run();
 }
