@@ -723,6 +723,10 @@ llvm::Expected<SynthResult> Synthesizer::run() {
   return finish();
 }
 
+std::string weft::stageDumpName(unsigned stage, llvm::StringRef name) {
+  return (stage < 10 ? "0" : "") + std::to_string(stage) + "-" + name.str();
+}
+
 llvm::Expected<SynthResult> weft::synthesize(mlir::ModuleOp graph,
                                              const ClusterSpec &spec,
                                              const SynthOptions &options) {

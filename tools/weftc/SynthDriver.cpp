@@ -179,10 +179,7 @@ llvm::Error weft::synthesizeAndWrite(const SynthFlags &flags,
     if (flags.dumpDir.empty() || !dumpError.empty())
       return;
     llvm::SmallString<128> path(flags.dumpDir.getValue());
-    ++stage;
-    llvm::sys::path::append(path, (stage < 10 ? "0" : "") +
-                                      std::to_string(stage) + "-" + name.str() +
-                                      ".mlir");
+    llvm::sys::path::append(path, stageDumpName(++stage, name) + ".mlir");
     if (std::error_code ec = llvm::sys::fs::create_directories(flags.dumpDir))
       dumpError = ec.message();
     else if (auto err = writeFile(path, [&](llvm::raw_ostream &os) {

@@ -10,6 +10,7 @@
 
 #include "Spmd/Transforms/Pipeline.h"
 #include "Spmd/Transforms/Passes.h"
+#include "weft/Synth/Synthesize.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassRegistry.h"
 
@@ -45,9 +46,7 @@ void spmd::registerSynthesisPipeline() {
         auto dump = [&](llvm::StringRef name) {
           DumpPlanOptions d;
           d.dir = o.dumpDir;
-          ++stage;
-          d.name = (stage < 10 ? "0" : "") + std::to_string(stage) + "-" +
-                   name.str();
+          d.name = stageDumpName(++stage, name);
           pm.addPass(createDumpPlan(d));
         };
         dump("graph");

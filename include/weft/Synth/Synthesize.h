@@ -36,6 +36,11 @@ constexpr double kDefaultTimeLimitSeconds = 20;
 /// size is larger: MLIR, the plans and the block memo come on top).
 constexpr uint64_t kDefaultMaxStateBytes = uint64_t(1) << 30;
 
+/// The file name (without `.mlir`) of the IR after synthesis stage `stage`
+/// (1-based), as `weftc --dump-dir` and `spmd-synthesis-pipeline{dump-dir}`
+/// write it: "01-graph", "02-search", ...
+std::string stageDumpName(unsigned stage, llvm::StringRef name);
+
 /// Switches and limits of synthesize().
 struct SynthOptions {
   enum class Heuristic { Admissible, Zero } heuristic = Heuristic::Admissible;
