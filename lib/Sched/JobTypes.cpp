@@ -1,6 +1,7 @@
 //===- JobTypes.cpp - Checking job types against the oracle --------------===//
 
 #include "weft/Sched/Workload.h"
+#include "weft/Sched/SchedCluster.h"
 #include "weft/Support/Error.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringExtras.h"
@@ -29,6 +30,25 @@ llvm::Error sched::checkJobType(const ThroughputOracle &oracle,
     return badInput("{0}: job type '{1}' has no figures for {2} GPUs; known "
                     "GPU counts: {3}",
                     where, type, scale, llvm::join(names, ", "));
+  }
+  return llvm::Error::success();
+}
+
+llvm::Error sched::checkAllowedTypes(const Workload &workload,
+                                     const SchedCluster &cluster) {
+  for (const Job &job : workload.jobs) {
+    if (job.allowedTypes.empty() ||
+        llvm::any_of(job.allowedTypes, [&](const std::string &name) {
+          return cluster.findType(name) >= 0;
+        }))
+      continue;
+    std::vector<std::string> has;
+    for (const GpuType &t : cluster.types)
+      has.push_back(t.name);
+    return badInput("{0}: 'gpu_types' allows only {1}, which cluster '{2}' "
+                    "does not have (it has {3}): the job could never run",
+                    job.origin, llvm::join(job.allowedTypes, ", "),
+                    cluster.name, llvm::join(has, ", "));
   }
   return llvm::Error::success();
 }

@@ -123,6 +123,8 @@ static llvm::Error run() {
       return generated.takeError();
     workload = std::move(*generated);
   }
+  if (auto err = checkAllowedTypes(workload, *cluster))
+    return err;
   SimOptions options;
   options.roundS = roundS;
   options.restartCostS = restartCostS;

@@ -72,6 +72,15 @@ std::string referenceGpuType(const ThroughputOracle &oracle);
 llvm::Error checkJobType(const ThroughputOracle &oracle, llvm::StringRef type,
                          unsigned scale, llvm::StringRef where);
 
+struct SchedCluster;
+
+/// Checks that every job that names GPU types (`gpu_types`) can run on
+/// `cluster`: at least one of its types is a type of the cluster. The error
+/// (bad input) names the job's origin ("file:line"), the types it asks for
+/// and those the cluster has.
+llvm::Error checkAllowedTypes(const Workload &workload,
+                              const SchedCluster &cluster);
+
 } // namespace sched
 } // namespace weft
 
