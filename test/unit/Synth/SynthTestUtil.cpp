@@ -1,4 +1,4 @@
-//===- SynthTestUtil.cpp - Clusters, random graphs and spaces for tests ---===//
+//===- SynthTestUtil.cpp - Clusters, graphs, spaces and enumeration -------===//
 
 #include "SynthTestUtil.h"
 #include "../Eval/EvalTestUtil.h"
@@ -134,6 +134,65 @@ ParsedSpace parseSpace(mlir::MLIRContext &ctx, const std::string &text,
   else
     out.space = std::move(*space);
   return out;
+}
+
+std::string residualModule(const std::string &params, const std::string &body,
+                           const std::string &last) {
+  return "module {\n  func.func @main(%x: tensor<8x16xf32> {graph.input = "
+         "\"x\"}) -> tensor<f32> {\n" +
+         params + body + "    %l = graph.reduce_sum " + last +
+         " {axes = array<i64: 0, 1>, keepdims = false} : tensor<8x16xf32> -> "
+         "tensor<f32>\n    return %l : tensor<f32>\n  }\n}\n";
+}
+
+std::string repeatedBlocks(unsigned blocks) {
+  std::string params, body;
+  std::string cur = "%x";
+  for (unsigned i = 0; i < blocks; ++i) {
+    params += llvm::formatv(
+        "    %w{0} = graph.parameter \"w{0}\" : tensor<16x32xf32>\n"
+        "    %u{0} = graph.parameter \"u{0}\" : tensor<32x16xf32>\n"
+        "    %c{0} = graph.parameter \"c{0}\" : tensor<16xf32>\n",
+        i);
+    body += llvm::formatv(
+        "    %m{0} = graph.matmul {1}, %w{0} : (tensor<8x16xf32>, "
+        "tensor<16x32xf32>) -> tensor<8x32xf32>\n"
+        "    %r{0} = graph.relu %m{0} : tensor<8x32xf32>\n"
+        "    %n{0} = graph.matmul %r{0}, %u{0} : (tensor<8x32xf32>, "
+        "tensor<32x16xf32>) -> tensor<8x16xf32>\n"
+        "    %a{0} = graph.add %n{0}, %c{0} : (tensor<8x16xf32>, "
+        "tensor<16xf32>) -> tensor<8x16xf32>\n"
+        "    %h{0} = graph.add {1}, %a{0} : (tensor<8x16xf32>, "
+        "tensor<8x16xf32>) -> tensor<8x16xf32>\n",
+        i, cur);
+    cur = "%h" + std::to_string(i);
+  }
+  return residualModule(params, body, cur);
+}
+
+void BruteForce::run(unsigned p, const StateKey &key, double g,
+                     const MemoryTally &memory) {
+  if (p == std::min(end, space.numPositions())) {
+    for (unsigned r = 0; r < space.numReps(); ++r)
+      if (memory.peak(r) > space.capacity()[r])
+        return;
+    ++plans;
+    best = std::min(best, g);
+    return;
+  }
+  std::vector<StepChoice> choices;
+  space.forEachChoice(p, [&](const StepChoice &c) { choices.push_back(c); });
+  for (const StepChoice &c : choices) {
+    auto r = space.step(p, key, c);
+    if (!r)
+      continue;
+    run(p + 1, r->next, g + r->cost, memory.after(*r));
+  }
+}
+
+double BruteForce::solve() {
+  run(0, {}, 0, MemoryTally(space.numReps()));
+  return best;
 }
 
 } // namespace weft::synth::test

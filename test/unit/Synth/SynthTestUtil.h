@@ -1,4 +1,4 @@
-//===- SynthTestUtil.h - Clusters, random graphs and spaces for tests -----===//
+//===- SynthTestUtil.h - Clusters, graphs, spaces and enumeration ---------===//
 
 #ifndef WEFT_TEST_SYNTH_SYNTHTESTUTIL_H
 #define WEFT_TEST_SYNTH_SYNTHTESTUTIL_H
@@ -7,6 +7,8 @@
 #include "mlir/IR/OwningOpRef.h"
 #include "weft/Cluster/ClusterSpec.h"
 #include "weft/Synth/SearchSpace.h"
+#include <cstdint>
+#include <limits>
 #include <memory>
 #include <random>
 #include <string>
@@ -33,6 +35,31 @@ struct ParsedSpace {
 
 ParsedSpace parseSpace(mlir::MLIRContext &ctx, const std::string &text,
                        const ClusterSpec &spec, bool recompute = false);
+
+/// A module taking %x : tensor<8x16xf32> with `params` and `body`, whose
+/// loss is the sum of `last`.
+std::string residualModule(const std::string &params, const std::string &body,
+                           const std::string &last);
+
+/// `blocks` identical residual MLP blocks.
+std::string repeatedBlocks(unsigned blocks);
+
+/// Exhaustive enumeration of every choice sequence with the space's own
+/// transition function: the least cost of a plan that fits in memory.
+struct BruteForce {
+  SearchSpace &space;
+  double best = std::numeric_limits<double>::infinity();
+  uint64_t plans = 0;
+  /// Enumerates positions up to here (the whole program by default).
+  unsigned end = ~0u;
+
+  /// Enumerates from position `p` in state `key`, having paid `g` and
+  /// holding `memory`.
+  void run(unsigned p, const StateKey &key, double g,
+           const MemoryTally &memory);
+  /// Enumerates the whole space: the least cost, infinity when no plan fits.
+  double solve();
+};
 
 } // namespace weft::synth::test
 
