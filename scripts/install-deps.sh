@@ -3,7 +3,7 @@
 set -euo pipefail
 
 packages=(
-  cmake ninja-build clang-16 pkg-config python3 ccache
+  cmake ninja-build clang-16 libclang-rt-16-dev pkg-config python3 ccache
   llvm-16-dev llvm-16-tools libmlir-16-dev mlir-16-tools
   libonnx-dev libprotobuf-dev protobuf-compiler libz3-dev libglpk-dev
   libfmt-dev libgtest-dev libeigen3-dev

@@ -1,0 +1,11 @@
+//===- GavelTraceFuzzer.cpp - Gavel's job traces --------------------------===//
+
+#include "TraceFuzzers.h"
+#include "weft/Sched/Workload.h"
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+  auto workload = weft::sched::parseGavelTrace(
+      weft::fuzz::textOf(data, size), "fuzz.trace", weft::fuzz::gavelOracle());
+  weft::fuzz::drop(workload);
+  return 0;
+}
