@@ -14,6 +14,7 @@
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/SourceMgr.h"
+#include "llvm/Support/YAMLParser.h"
 #include "llvm/Support/YAMLTraits.h"
 
 using namespace weft;
@@ -385,11 +386,33 @@ static bool isBlankDocument(StringRef text) {
   });
 }
 
+/// Checks that the first document of `text` has a mapping at its root, as
+/// a spec does: YAML I/O would otherwise look for keys in a node that has
+/// none (a directive line, a scalar or a list at the top).
+static llvm::Error checkRootIsMapping(StringRef text, StringRef fileName) {
+  ParseContext ctx;
+  llvm::SourceMgr sm;
+  sm.setDiagHandler(recordDiagnostic, &ctx);
+  llvm::yaml::Stream stream(llvm::MemoryBufferRef(text, fileName), sm,
+                            /*ShowColors=*/false);
+  auto doc = stream.begin();
+  llvm::yaml::Node *root = doc == stream.end() ? nullptr : doc->getRoot();
+  if (ctx.failed)
+    return badInput("{0}", ctx.firstError);
+  if (!root || !llvm::isa<llvm::yaml::MappingNode>(root))
+    return badInput("{0}:1:1: malformed cluster spec: expected a mapping of "
+                    "name, device_types, defaults, topology and nodes",
+                    fileName);
+  return llvm::Error::success();
+}
+
 llvm::Expected<RawSpec> weft::detail::readRawSpec(StringRef text,
                                                   StringRef fileName) {
   if (isBlankDocument(text))
     return badInput("{0}:1:1: field 'nodes': the cluster has no devices",
                     fileName);
+  if (auto err = checkRootIsMapping(text, fileName))
+    return std::move(err);
   ParseContext ctx;
   RawSpec spec;
   llvm::MemoryBufferRef buffer(text, fileName);

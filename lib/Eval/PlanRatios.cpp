@@ -24,16 +24,35 @@ static bool sameRatios(const Ratios &a, const Ratios &b) {
   return true;
 }
 
-llvm::Expected<AssignResult>
-weft::ratio::assignRatios(mlir::ModuleOp plan, const ClusterSpec &spec,
-                          const EvalOptions &options,
-                          const AssignOptions &assign) {
+namespace {
+/// The ratio problem of a plan and the plan's current ratios.
+struct ProblemAt {
+  RatioProblem problem;
+  Ratios at;
+};
+} // namespace
+
+static llvm::Expected<ProblemAt> problemAt(mlir::ModuleOp plan,
+                                           const ClusterSpec &spec,
+                                           const EvalOptions &options) {
   auto problem = ratioProblemFromPlan(plan, spec, options);
   if (!problem)
     return problem.takeError();
   auto at = planRatios(plan);
   if (!at)
     return at.takeError();
+  return ProblemAt{std::move(*problem), std::move(*at)};
+}
+
+llvm::Expected<AssignResult>
+weft::ratio::assignRatios(mlir::ModuleOp plan, const ClusterSpec &spec,
+                          const EvalOptions &options,
+                          const AssignOptions &assign) {
+  auto state = problemAt(plan, spec, options);
+  if (!state)
+    return state.takeError();
+  RatioProblem *problem = &state->problem;
+  Ratios *at = &state->at;
   AssignResult result;
   result.beforeSeconds = result.afterSeconds = evaluateObjective(*problem, *at);
   // Reported in seconds per step (the objective is per micro-batch).
@@ -88,7 +107,7 @@ weft::ratio::assignRatios(mlir::ModuleOp plan, const ClusterSpec &spec,
       result.afterSeconds = value;
       result.changed = true;
       if (there)
-        problem = std::move(*there);
+        *problem = std::move(*there);
     } else {
       radius /= 2;
     }
@@ -178,12 +197,11 @@ llvm::Expected<IntegerPlan>
 weft::ratio::integerizePlan(mlir::ModuleOp plan, const ClusterSpec &spec,
                             const EvalOptions &options,
                             const IntegerizeOptions &integerizeOptions) {
-  auto problem = ratioProblemFromPlan(plan, spec, options);
-  if (!problem)
-    return problem.takeError();
-  auto at = planRatios(plan);
-  if (!at)
-    return at.takeError();
+  auto state = problemAt(plan, spec, options);
+  if (!state)
+    return state.takeError();
+  RatioProblem *problem = &state->problem;
+  Ratios *at = &state->at;
   RatioSolution solution;
   solution.ratios = *at;
   solution.objectiveSeconds = evaluateObjective(*problem, *at);

@@ -68,15 +68,17 @@ struct Totals {
   }
 
   /// The unit counts a move of segment s from class a to class b tries:
-  /// one unit, what reaches the next level of either class (a plateau
-  /// breaker), and whole levels of a doubling up to what a holds.
-  llvm::SmallVector<int64_t, 16> moveSizes(unsigned s, unsigned a,
-                                           unsigned b) const {
+  /// one unit and what reaches the next level of either class (a plateau
+  /// breaker); with `doubling` also whole levels of a doubling up to what a
+  /// holds (long walks, as a repair needs).
+  llvm::SmallVector<int64_t, 16> moveSizes(unsigned s, unsigned a, unsigned b,
+                                           bool doubling) const {
     int64_t na = p.classes[a].count, nb = p.classes[b].count;
     int64_t ra = total[s][a] % na, rb = total[s][b] % nb;
     llvm::SmallVector<int64_t, 16> ks{1, ra, nb - rb, na, nb};
-    for (int64_t k = 2 * na; k <= total[s][a]; k *= 2)
-      ks.push_back(k);
+    if (doubling)
+      for (int64_t k = 2 * na; k <= total[s][a]; k *= 2)
+        ks.push_back(k);
     for (int64_t &k : ks)
       k = std::min(k, total[s][a]);
     return ks;
@@ -100,15 +102,17 @@ struct Totals {
 };
 } // namespace
 
-double weft::ratio::improveLocally(const RatioProblem &p, IntegerPlan &plan,
-                                   unsigned maxMoves) {
-  Totals t(p, plan);
-  double best = t.cost();
+/// Steepest descent over unit moves of `t`: each step takes the move that
+/// lowers `score` the most (strictly), until none does or after `maxMoves`
+/// moves; returns the final score.
+template <typename Score>
+static double descend(Totals &t, Score score, unsigned maxMoves,
+                      bool doubling) {
+  const RatioProblem &p = t.p;
+  double best = score();
   unsigned numClasses = p.classes.size();
   for (unsigned moves = 0; moves < maxMoves; ++moves) {
-    // The best move of k units of segment s from class a to class b; k
-    // reaches the next level of either class (a plateau breaker) or is 1.
-    double bestCost = best;
+    double bestScore = best;
     unsigned bestS = 0, bestA = 0, bestB = 0;
     int64_t bestK = 0;
     for (unsigned s = 0; s < p.segments.size(); ++s) {
@@ -119,18 +123,14 @@ double weft::ratio::improveLocally(const RatioProblem &p, IntegerPlan &plan,
         for (unsigned b = 0; b < numClasses; ++b) {
           if (a == b || t.total[s][a] == 0)
             continue;
-          int64_t na = p.classes[a].count, nb = p.classes[b].count;
-          int64_t ra = t.total[s][a] % na, rb = t.total[s][b] % nb;
-          int64_t ks[] = {1, ra, nb - rb, na, nb};
-          for (int64_t k : ks) {
-            k = std::min(k, t.total[s][a]);
+          for (int64_t k : t.moveSizes(s, a, b, doubling)) {
             if (k <= 0)
               continue;
             t.move(s, a, b, k);
-            double cost = t.cost();
+            double value = score();
             t.move(s, b, a, k);
-            if (cost < bestCost * (1 - 1e-12)) {
-              bestCost = cost;
+            if (value < bestScore * (1 - 1e-12)) {
+              bestScore = value;
               bestS = s;
               bestA = a;
               bestB = b;
@@ -142,8 +142,16 @@ double weft::ratio::improveLocally(const RatioProblem &p, IntegerPlan &plan,
     if (bestK == 0)
       break;
     t.move(bestS, bestA, bestB, bestK);
-    best = bestCost;
+    best = bestScore;
   }
+  return best;
+}
+
+double weft::ratio::improveLocally(const RatioProblem &p, IntegerPlan &plan,
+                                   unsigned maxMoves) {
+  Totals t(p, plan);
+  double best = descend(t, [&] { return t.cost(); }, maxMoves,
+                        /*doubling=*/false);
   t.writeTo(plan);
   return best;
 }
@@ -151,41 +159,9 @@ double weft::ratio::improveLocally(const RatioProblem &p, IntegerPlan &plan,
 double weft::ratio::repairMemory(const RatioProblem &p, IntegerPlan &plan,
                                  unsigned maxMoves) {
   Totals t(p, plan);
-  double over = t.overflow();
-  unsigned numClasses = p.classes.size();
-  for (unsigned moves = 0; moves < maxMoves && over > 0; ++moves) {
-    // The move that lowers the overflow most.
-    double bestOver = over;
-    unsigned bestS = 0, bestA = 0, bestB = 0;
-    int64_t bestK = 0;
-    for (unsigned s = 0; s < p.segments.size(); ++s) {
-      if (p.segments[s].fixedRatios)
-        continue;
-      for (unsigned a = 0; a < numClasses; ++a)
-        for (unsigned b = 0; b < numClasses; ++b) {
-          if (a == b || t.total[s][a] == 0)
-            continue;
-          for (int64_t k : t.moveSizes(s, a, b)) {
-            if (k <= 0)
-              continue;
-            t.move(s, a, b, k);
-            double o = t.overflow();
-            t.move(s, b, a, k);
-            if (o < bestOver * (1 - 1e-12)) {
-              bestOver = o;
-              bestS = s;
-              bestA = a;
-              bestB = b;
-              bestK = k;
-            }
-          }
-        }
-    }
-    if (bestK == 0)
-      break;
-    t.move(bestS, bestA, bestB, bestK);
-    over = bestOver;
-  }
+  // A plan that fits scores 0 and no move lowers it further.
+  double over = descend(t, [&] { return t.overflow(); }, maxMoves,
+                        /*doubling=*/true);
   t.writeTo(plan);
   return over;
 }

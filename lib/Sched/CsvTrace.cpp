@@ -46,7 +46,9 @@ llvm::Expected<Workload> sched::parseCsvTrace(StringRef text,
           return badInput(
               "{0}: unknown column '{1}'; known columns: {2}", where, fields[i],
               llvm::join(std::begin(kColumns), std::end(kColumns), ", "));
-        column[fields[i].str()] = i;
+        if (!column.emplace(fields[i].str(), i).second)
+          return badInput("{0}: column '{1}' appears twice", where,
+                          fields[i]);
       }
       for (const char *required : {"job_type", "gpus", "arrival_s"})
         if (!column.count(required))

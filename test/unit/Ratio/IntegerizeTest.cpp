@@ -207,17 +207,26 @@ TEST(Integerize, ResourceLimitKeepsTheIncumbent) {
   expectValidSizes(p, *plan, options);
 }
 
+/// Two classes of one device on one segment of `extent` units: class c
+/// needs 100 bytes per share of memory against `capacity[c]` and computes
+/// for `speed[c]` seconds per share.
+RatioProblem memoryProblem(int64_t extent, std::array<double, 2> capacity,
+                           std::array<double, 2> speed) {
+  RatioProblem p = makeProblem({1, 1}, extent, 1);
+  p.classes[0].memoryCapacity = capacity[0];
+  p.classes[1].memoryCapacity = capacity[1];
+  p.memory = {linear(0, 0, 0, 100), linear(0, 0, 1, 100)};
+  Step &step = addStep(p);
+  step.perClass[0].compute = linear(0, 0, 0, speed[0]);
+  step.perClass[1].compute = linear(0, 0, 1, speed[1]);
+  return p;
+}
+
 // Memory 100·B_1 ≤ 30 caps class 1 at 0.3 of extent 9: 2.7 units. Rounding
 // gives it 3 (remainder 0.7 beats 0.3), 3/9 > 0.3: over memory. Z3 must give
 // it 2 units (2/9 ≤ 0.3), cost max(7/9, 0.1·2/9) = 7/9.
 TEST(Integerize, RespectsMemoryWhereRoundingDoesNot) {
-  RatioProblem p = makeProblem({1, 1}, 9, 1);
-  p.classes[0].memoryCapacity = 100;
-  p.classes[1].memoryCapacity = 30;
-  p.memory = {linear(0, 0, 0, 100), linear(0, 0, 1, 100)};
-  Step &step = addStep(p);
-  step.perClass[0].compute = linear(0, 0, 0, 1);
-  step.perClass[1].compute = linear(0, 0, 1, 0.1);
+  RatioProblem p = memoryProblem(9, {100, 30}, {1, 0.1});
   auto sol = solveRatios(p);
   ASSERT_TRUE(bool(sol));
   auto plan = integerize(p, *sol);
@@ -232,13 +241,7 @@ TEST(Integerize, RespectsMemoryWhereRoundingDoesNot) {
 // units on class 1) is over memory, so it is repaired against memory (one
 // unit back to class 0) instead of giving up.
 TEST(Integerize, ResourceLimitRepairsARoundingOverMemory) {
-  RatioProblem p = makeProblem({1, 1}, 9, 1);
-  p.classes[0].memoryCapacity = 100;
-  p.classes[1].memoryCapacity = 30;
-  p.memory = {linear(0, 0, 0, 100), linear(0, 0, 1, 100)};
-  Step &step = addStep(p);
-  step.perClass[0].compute = linear(0, 0, 0, 1);
-  step.perClass[1].compute = linear(0, 0, 1, 0.1);
+  RatioProblem p = memoryProblem(9, {100, 30}, {1, 0.1});
   auto sol = solveRatios(p);
   ASSERT_TRUE(bool(sol));
   IntegerizeOptions options;
@@ -254,14 +257,8 @@ TEST(Integerize, ResourceLimitRepairsARoundingOverMemory) {
 // With the resource limit and no sizes in memory at all, the repair falls
 // short too: a memory shortfall (exit 2) naming a class, never exit 4.
 TEST(Integerize, ResourceLimitWithNoSizesInMemoryIsAShortfall) {
-  RatioProblem p = makeProblem({1, 1}, 5, 1);
+  RatioProblem p = memoryProblem(5, {75, 30}, {1, 1});
   p.classes[0].name = "wide";
-  p.classes[0].memoryCapacity = 75;
-  p.classes[1].memoryCapacity = 30;
-  p.memory = {linear(0, 0, 0, 100), linear(0, 0, 1, 100)};
-  Step &step = addStep(p);
-  step.perClass[0].compute = linear(0, 0, 0, 1);
-  step.perClass[1].compute = linear(0, 0, 1, 1);
   auto sol = solveRatios(p);
   ASSERT_TRUE(bool(sol)) << messageOf(sol.takeError());
   IntegerizeOptions options;
@@ -277,14 +274,8 @@ TEST(Integerize, ResourceLimitWithNoSizesInMemoryIsAShortfall) {
 // unit (2/5 > 0.3): 4 < 5, no integer sizes, though the LP is feasible
 // (0.75 + 0.3 ≥ 1). Without class 0's row, 4 + 1 units fit: it is named.
 TEST(Integerize, NoIntegerSizesInMemoryIsInfeasible) {
-  RatioProblem p = makeProblem({1, 1}, 5, 1);
+  RatioProblem p = memoryProblem(5, {75, 30}, {1, 1});
   p.classes[0].name = "wide";
-  p.classes[0].memoryCapacity = 75;
-  p.classes[1].memoryCapacity = 30;
-  p.memory = {linear(0, 0, 0, 100), linear(0, 0, 1, 100)};
-  Step &step = addStep(p);
-  step.perClass[0].compute = linear(0, 0, 0, 1);
-  step.perClass[1].compute = linear(0, 0, 1, 1);
   auto sol = solveRatios(p);
   ASSERT_TRUE(bool(sol)) << messageOf(sol.takeError());
   auto plan = integerize(p, *sol);
