@@ -42,6 +42,7 @@ for t in "${run[@]}"; do
   mkdir -p "build-sanitize/corpus/$t" "fuzz/crashers/$t"
   log="build-sanitize/fuzz-$t.log"
   echo "== $t: $seconds s"
+  started=$SECONDS
   if ! build-sanitize/bin/weft-fuzz-"$t" -max_total_time="$seconds" \
       -print_final_stats=1 -rss_limit_mb=4096 -timeout=30 \
       -artifact_prefix="fuzz/crashers/$t/" \
@@ -53,6 +54,6 @@ for t in "${run[@]}"; do
   execs=$(grep -o 'stat::number_of_executed_units: *[0-9]*' "$log" | grep -o '[0-9]*$' || echo 0)
   cov=$(grep -o 'cov: [0-9]*' "$log" | tail -1 | grep -o '[0-9]*' || echo 0)
   corpus=$(ls "build-sanitize/corpus/$t" | wc -l)
-  echo "$t: $execs executions in $seconds s, coverage $cov edges, $corpus inputs kept"
+  echo "$t: $execs executions in $((SECONDS - started)) s, coverage $cov edges, $corpus inputs kept"
 done
 exit $status
