@@ -57,8 +57,14 @@ parseInputShape(llvm::StringRef text) {
 
 llvm::Expected<ImportOptions> ImportFlags::resolve(unsigned numDevices) const {
   ImportOptions options;
-  if (globalBatch < 0 || batchPerDevice < 0)
-    return badInput("batch sizes must be positive");
+  // 0 is the flags' "not given"; given explicitly it is bad input.
+  if (globalBatch < 0 || (globalBatch.getNumOccurrences() && !globalBatch))
+    return badInput("--global-batch must be positive, got {0}",
+                    int64_t(globalBatch));
+  if (batchPerDevice < 0 ||
+      (batchPerDevice.getNumOccurrences() && !batchPerDevice))
+    return badInput("--batch-per-device must be positive, got {0}",
+                    int64_t(batchPerDevice));
   if (globalBatch && batchPerDevice)
     return badInput("give --global-batch or --batch-per-device, not both");
   if (globalBatch)

@@ -230,6 +230,13 @@ llvm::Error import::prepareOnnxModel(onnx::ModelProto &model,
       return badInput("--input-shape names '{0}', which is not an input of "
                       "the model",
                       entry.getKey());
+  for (const std::string &name : options.frozen)
+    if (!initializers.contains(name) &&
+        llvm::none_of(model.graph().input(),
+                      [&](const auto &in) { return in.name() == name; }))
+      return badInput("--frozen names '{0}', which is neither an input nor "
+                      "an initializer of the model",
+                      name);
   for (auto &input : *model.mutable_graph()->mutable_input()) {
     if (params.contains(input.name()) || initializers.contains(input.name()))
       continue;

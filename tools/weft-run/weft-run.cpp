@@ -24,6 +24,7 @@
 #include "weft/Exec/Inputs.h"
 #include "weft/Exec/Interpreter.h"
 #include "weft/Import/ImportFlags.h"
+#include "weft/Support/CommandLine.h"
 #include "weft/Support/Error.h"
 #include "weft/Support/Progress.h"
 #include "weft/Support/Units.h"
@@ -109,6 +110,14 @@ double l2Norm(const Tensor &t) {
   return std::sqrt(s);
 }
 
+/// `err` with "FILE: " before its message, keeping its exit code.
+llvm::Error inFile(llvm::StringRef file, llvm::Error err) {
+  return llvm::handleErrors(std::move(err), [&](WeftError &e) -> llvm::Error {
+    return llvm::make_error<WeftError>(e.getCode(),
+                                       (file + ": " + e.getMessage()).str());
+  });
+}
+
 llvm::Error parseInputFiles(const Options &opts, InitOptions &init) {
   for (const std::string &spec : opts.inputs) {
     auto [name, file] = llvm::StringRef(spec).split('=');
@@ -132,7 +141,7 @@ int runWithPlan(Options &opts) {
     return reportError(tool, plan.takeError());
   auto devices = planDevices(**plan);
   if (!devices)
-    return reportError(tool, devices.takeError());
+    return reportError(tool, inFile(opts.plan, devices.takeError()));
   auto io = opts.import.resolve(*devices);
   if (!io)
     return reportError(tool, io.takeError());
@@ -184,6 +193,20 @@ int run(Options &opts) {
   const char *tool = "weft-run";
   if (opts.model.empty())
     return reportError(tool, badInput("no model given (see --help)"));
+  for (cl::opt<double> *tol : {&opts.rtol, &opts.atol}) {
+    if (!tol->getNumOccurrences())
+      continue;
+    if (!(*tol >= 0) || !std::isfinite(*tol))
+      return reportError(tool, badInput("--{0} must be a finite number >= 0, "
+                                        "got {1}",
+                                        tol->ArgStr, double(*tol)));
+    if (!opts.checkGradients && opts.plan.empty())
+      return reportError(tool, badInput("--{0} applies to --check-gradients "
+                                        "or --plan, and neither is given",
+                                        tol->ArgStr));
+  }
+  if (opts.samples == 0)
+    return reportError(tool, badInput("--grad-samples must be at least 1"));
   if (!opts.plan.empty())
     return runWithPlan(opts);
   auto io = opts.import.resolve(1);
@@ -200,7 +223,7 @@ int run(Options &opts) {
     return reportError(tool, module.takeError());
   auto main = findMain(**module);
   if (!main)
-    return reportError(tool, main.takeError());
+    return reportError(tool, inFile(opts.model, main.takeError()));
   BindingSummary summary;
   auto bindings = makeBindings(*main, init, &summary);
   if (!bindings)
@@ -288,8 +311,7 @@ int main(int argc, char **argv) {
   mallopt(M_TRIM_THRESHOLD, 1 << 30);
   Options opts;
   cl::HideUnrelatedOptions(opts.category);
-  cl::ParseCommandLineOptions(
-      argc, argv,
+  const char *overview =
       "weft-run: run one training step of a model on the CPU (reference "
       "interpreter)\n\n"
       "  weft-run model.onnx [--global-batch N] [--with-weights] [--seed S]\n"
@@ -299,6 +321,8 @@ int main(int argc, char **argv) {
       "      also compares sampled parameter gradients with central\n"
       "      differences of the loss.\n\n"
       "Exit codes: 0 success, 1 bad input, 3 verification failed, 4 internal\n"
-      "error.\n");
+      "error.\n";
+  if (!parseCommandLine(argc, argv, "weft-run", overview))
+    return ExitBadInput;
   return run(opts);
 }

@@ -14,6 +14,7 @@
 #include "weft/Sched/Simulator.h"
 #include "weft/Sched/TableOracle.h"
 #include "weft/Sched/Workload.h"
+#include "weft/Support/CommandLine.h"
 #include "weft/Support/Error.h"
 #include "weft/Support/Progress.h"
 #include "llvm/ADT/StringExtras.h"
@@ -132,15 +133,18 @@ static llvm::Error run() {
   options.deadlines = deadlines;
   options.checkInvariants = checkInvariantsArg;
   options.maxTimeS = maxTimeH * 3600;
-  for (double value :
-       {double(roundS), double(restartCostS), double(checkpointEveryS),
-        double(maxTimeH), double(knee)})
-    if (!std::isfinite(value))
-      return badInput("numeric options must be finite numbers");
-  if (roundS <= 0 || restartCostS < 0 || checkpointEveryS < 0 ||
-      maxTimeH <= 0 || knee < 0)
-    return badInput("--round and --max-time must be positive; --restart-cost, "
-                    "--checkpoint-every and --knee non-negative");
+  struct Bound {
+    cl::opt<double> *flag;
+    bool positive;
+  };
+  for (Bound b : {Bound{&roundS, true}, Bound{&maxTimeH, true},
+                  Bound{&restartCostS, false}, Bound{&checkpointEveryS, false},
+                  Bound{&knee, false}}) {
+    double value = *b.flag;
+    if (!std::isfinite(value) || value < 0 || (b.positive && value == 0))
+      return badInput("--{0} must be a finite number {1} 0, got {2}",
+                      b.flag->ArgStr, b.positive ? ">" : ">=", value);
+  }
   for (const std::string &text : failArgs) {
     auto failure = parseFailure(text, *cluster);
     if (!failure)
@@ -226,10 +230,9 @@ static llvm::Error run() {
 int main(int argc, char **argv) {
   llvm::InitLLVM init(argc, argv);
   cl::HideUnrelatedOptions(category);
-  if (!cl::ParseCommandLineOptions(argc, argv,
-                                   "weft-sched: simulate scheduling policies "
-                                   "on a heterogeneous GPU cluster\n",
-                                   &llvm::errs()))
+  if (!weft::parseCommandLine(argc, argv, "weft-sched",
+                              "weft-sched: simulate scheduling policies "
+                              "on a heterogeneous GPU cluster\n"))
     return ExitBadInput;
   if (llvm::Error err = run())
     return reportError("weft-sched", std::move(err));

@@ -5,6 +5,7 @@
 #include "mlir/IR/OperationSupport.h"
 #include "weft/Import/ImportFlags.h"
 #include "weft/Import/OnnxImport.h"
+#include "weft/Support/CommandLine.h"
 #include "weft/Support/Error.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/InitLLVM.h"
@@ -29,11 +30,12 @@ int main(int argc, char **argv) {
   ImportFlags flags(category);
   mlir::registerAsmPrinterCLOptions();
   cl::HideUnrelatedOptions(category);
-  cl::ParseCommandLineOptions(
-      argc, argv,
+  const char *overview =
       "weft-translate: translations into and out of Weft's dialects\n\n"
       "  weft-translate --import-onnx model.onnx [--global-batch N] -o "
-      "model.mlir\n");
+      "model.mlir\n";
+  if (!parseCommandLine(argc, argv, "weft-translate", overview))
+    return ExitBadInput;
 
   if (!importOnnx)
     return reportError("weft-translate",

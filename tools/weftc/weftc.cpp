@@ -21,6 +21,7 @@
 #include "weft/Cost/ProfileDB.h"
 #include "weft/Import/ImportFlags.h"
 #include "weft/Import/OnnxImport.h"
+#include "weft/Support/CommandLine.h"
 #include "weft/Support/Error.h"
 #include "weft/Support/Units.h"
 #include "llvm/Support/FileSystem.h"
@@ -182,6 +183,17 @@ int run(Options &opts) {
     printClusterSummary(*spec, llvm::outs());
     return ExitSuccess;
   }
+  // Synthesis prices collectives and sizes shards per device; 16384 devices
+  // take 80 s, 10^5 do not end in 10 minutes (docs/ExitCodes.md).
+  constexpr unsigned kMaxSynthesisDevices = 16384;
+  if (spec && !opts.outDir.empty() && !opts.noSynthesis &&
+      spec->numDevices() > kMaxSynthesisDevices)
+    return reportError(
+        "weftc", badInput("{0}: the cluster has {1} devices; plan synthesis "
+                          "(-o) supports at most {2} (--no-synthesis writes "
+                          "the graph program alone)",
+                          opts.cluster.getValue(), spec->numDevices(),
+                          kMaxSynthesisDevices));
 
   std::optional<ProfileDB> db;
   if (!opts.profile.empty()) {
@@ -345,8 +357,7 @@ int main(int argc, char **argv) {
   llvm::InitLLVM init(argc, argv);
   Options opts;
   cl::HideUnrelatedOptions(opts.category);
-  cl::ParseCommandLineOptions(
-      argc, argv,
+  const char *overview =
       "weftc: compile a training job for a heterogeneous GPU cluster\n\n"
       "  weftc model.onnx [--cluster spec.yaml] [--global-batch N]\n"
       "      prints the model summary (ops, parameters, activations, training\n"
@@ -365,6 +376,8 @@ int main(int argc, char **argv) {
       "  weftc --cluster spec.yaml\n"
       "      prints the cluster: devices, classes, peak FLOP/s.\n\n"
       "Exit codes: 0 success, 1 bad input, 2 no feasible plan, 3 verification\n"
-      "failed, 4 internal error.\n");
+      "failed, 4 internal error.\n";
+  if (!parseCommandLine(argc, argv, "weftc", overview))
+    return ExitBadInput;
   return run(opts);
 }
