@@ -41,8 +41,11 @@ struct Model {
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   static Model model;
-  mlir::OwningOpRef<mlir::ModuleOp> plan = mlir::parseSourceString<mlir::ModuleOp>(
-      weft::fuzz::textOf(data, size), &model.context);
+  // MLIR's lexer reads up to a terminating NUL, as files read with
+  // MemoryBuffer have: give the bytes one.
+  std::string text(weft::fuzz::textOf(data, size));
+  mlir::OwningOpRef<mlir::ModuleOp> plan =
+      mlir::parseSourceString<mlir::ModuleOp>(text, &model.context);
   if (!plan || mlir::failed(mlir::verify(*plan)))
     return 0;
   weft::exec::PlanCheckOptions options;

@@ -304,8 +304,12 @@ foldSqueezeLike(const onnx::NodeProto &node, const ConstTensor &data,
   std::vector<int64_t> dims = data.dims;
   if (node.op_type() == "Unsqueeze") {
     int64_t rank = dims.size() + axes.size();
-    for (int64_t &a : axes)
+    for (int64_t &a : axes) {
       a = normAxis(a, rank);
+      if (a < 0 || a >= rank)
+        return badInput("Unsqueeze '{0}': axis out of range for rank {1}",
+                        node.name(), rank);
+    }
     llvm::sort(axes);
     for (int64_t a : axes)
       dims.insert(dims.begin() + std::min<int64_t>(a, dims.size()), 1);
@@ -328,6 +332,14 @@ foldConcat(const onnx::NodeProto &node,
            llvm::ArrayRef<const ConstTensor *> ins) {
   int64_t rank = ins.front()->dims.size();
   int64_t axis = normAxis(intAttr(node, "axis", 0), rank);
+  if (axis < 0 || axis >= rank)
+    return badInput("Concat '{0}': axis {1} out of range for rank {2}",
+                    node.name(), intAttr(node, "axis", 0), rank);
+  for (const ConstTensor *t : ins)
+    for (int64_t d = 0; d < rank; ++d)
+      if (int64_t(t->dims.size()) != rank ||
+          (d != axis && t->dims[d] != ins.front()->dims[d]))
+        return badInput("Concat '{0}': inputs of different shapes", node.name());
   ConstTensor out;
   out.elementType = ins.front()->elementType;
   out.dims = ins.front()->dims;
@@ -360,9 +372,17 @@ foldSlice(const ConstTensor &data, llvm::ArrayRef<const ConstTensor *> ins) {
     steps = ins[4]->asInts();
   else
     steps.assign(starts.size(), 1);
+  if (ends.size() != starts.size() || axes.size() != starts.size() ||
+      steps.size() != starts.size())
+    return badInput("Slice: starts, ends, axes and steps of different "
+                    "lengths");
   std::vector<int64_t> lo(rank, 0), step(rank, 1), count(data.dims);
   for (size_t i = 0; i < axes.size(); ++i) {
-    int64_t a = normAxis(axes[i], rank), n = data.dims[a];
+    int64_t a = normAxis(axes[i], rank);
+    if (a < 0 || a >= rank)
+      return badInput("Slice: axis {0} out of range for rank {1}", axes[i],
+                      rank);
+    int64_t n = data.dims[a];
     int64_t s = starts[i] < 0 ? starts[i] + n : starts[i];
     int64_t e = ends[i] < 0 ? ends[i] + n : ends[i];
     if (steps[i] > 0) {
