@@ -19,6 +19,21 @@
 using namespace weft;
 using namespace weft::import;
 
+/// The textual parser's message on one line: its lines joined by "; ",
+/// without the "Error context:" line (it quotes the raw input).
+static std::string oneLine(llvm::StringRef message) {
+  llvm::SmallVector<llvm::StringRef> lines;
+  message.split(lines, '\n');
+  std::string out;
+  for (llvm::StringRef line : lines) {
+    line = line.trim();
+    if (line.empty() || line.startswith("Error context:"))
+      continue;
+    out += (out.empty() ? "" : "; ") + line.str();
+  }
+  return out;
+}
+
 static bool isTextual(llvm::StringRef path) {
   return path.endswith(".onnxtext") || path.endswith(".txt");
 }
@@ -40,10 +55,10 @@ llvm::Error import::readOnnxModel(llvm::StringRef path,
       auto status = parser.Parse(model);
       if (!status.IsOK())
         return badInput("'{0}' is not a valid textual ONNX model: {1}", path,
-                        llvm::StringRef(status.ErrorMessage()).trim());
+                        oneLine(status.ErrorMessage()));
     } catch (const std::exception &e) {
       return badInput("'{0}' is not a valid textual ONNX model: {1}", path,
-                      e.what());
+                      oneLine(e.what()));
     }
     return llvm::Error::success();
   }
