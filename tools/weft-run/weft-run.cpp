@@ -35,6 +35,8 @@
 #include <chrono>
 #include <cmath>
 #include <malloc.h>
+#include <sys/resource.h>
+#include <unistd.h>
 
 using namespace weft;
 using namespace weft::exec;
@@ -118,6 +120,38 @@ llvm::Error inFile(llvm::StringRef file, llvm::Error err) {
   });
 }
 
+/// The model's inputs, parameters and buffers must fit this process's
+/// memory (physical memory, or a lower address-space limit) with room for
+/// activations; otherwise the run would end on an allocation failure or an
+/// OOM kill. Bad input naming the model, its bytes and the memory.
+llvm::Error checkFitsMemory(mlir::func::FuncOp main, llvm::StringRef model) {
+  auto bytesOf = [](mlir::Type type) {
+    auto tensor = type.dyn_cast<mlir::RankedTensorType>();
+    if (!tensor || !tensor.hasStaticShape())
+      return 0.0;
+    unsigned bits = tensor.getElementType().getIntOrFloatBitWidth();
+    return double(tensor.getNumElements()) * std::max(bits, 8u) / 8;
+  };
+  double bytes = 0;
+  for (mlir::Type type : main.getArgumentTypes())
+    bytes += bytesOf(type);
+  main.walk([&](mlir::Operation *op) {
+    if (op->getNumOperands() == 0)
+      for (mlir::Type type : op->getResultTypes())
+        bytes += bytesOf(type);
+  });
+  double memory = double(sysconf(_SC_PHYS_PAGES)) * sysconf(_SC_PAGESIZE);
+  struct rlimit limit;
+  if (getrlimit(RLIMIT_AS, &limit) == 0 && limit.rlim_cur != RLIM_INFINITY)
+    memory = std::min(memory, double(limit.rlim_cur));
+  if (memory > 0 && bytes > memory / 2)
+    return badInput("{0}: the model's inputs, parameters and buffers take {1}, "
+                    "more than half of the {2} this process may use (weft-run "
+                    "runs the whole model on the CPU)",
+                    model, formatBytes(bytes), formatBytes(memory));
+  return llvm::Error::success();
+}
+
 llvm::Error parseInputFiles(const Options &opts, InitOptions &init) {
   for (const std::string &spec : opts.inputs) {
     auto [name, file] = llvm::StringRef(spec).split('=');
@@ -177,6 +211,11 @@ int runWithPlan(Options &opts) {
   auto module = loadGraphProgram(context, opts.model, *io);
   if (!module)
     return reportError(tool, module.takeError());
+  auto modelMain = findMain(**module);
+  if (!modelMain)
+    return reportError(tool, inFile(opts.model, modelMain.takeError()));
+  if (auto err = checkFitsMemory(*modelMain, opts.model))
+    return reportError(tool, std::move(err));
   if (micro > 1) {
     (**module)->setAttr(spmd::SpmdDialect::kMicroBatchesAttr,
                         mlir::Builder(&context).getI64IntegerAttr(micro));
@@ -224,6 +263,8 @@ int run(Options &opts) {
   auto main = findMain(**module);
   if (!main)
     return reportError(tool, inFile(opts.model, main.takeError()));
+  if (auto err = checkFitsMemory(*main, opts.model))
+    return reportError(tool, std::move(err));
   BindingSummary summary;
   auto bindings = makeBindings(*main, init, &summary);
   if (!bindings)
