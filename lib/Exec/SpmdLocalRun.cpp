@@ -72,6 +72,9 @@ static bool sameTensor(const Tensor *a, const Tensor *b) {
       a->getShape() != b->getShape())
     return false;
   size_t n = size_t(a->getNumElements());
+  // Empty shards hold no buffer; memcmp must not see a null pointer.
+  if (n == 0)
+    return true;
   return a->isFloat()
              ? std::memcmp(a->floats(), b->floats(), n * sizeof(float)) == 0
              : std::memcmp(a->ints(), b->ints(), n * sizeof(int64_t)) == 0;

@@ -47,6 +47,9 @@ namespace {
 llvm::Error checkShapes(LocalStep &step, const ShardGeometry &geo,
                         const DeviceTensors &in) {
   for (unsigned x = 0; x < geo.numDevices(); ++x) {
+    // A recipe without operands (a sharded constant) has nothing to check.
+    if (in[x].empty())
+      continue;
     const Tensor &t = *in[x][0];
     bool ok = true;
     switch (step.special) {
