@@ -33,6 +33,9 @@ Tensor weft::exec::gather(const Tensor &data, const Tensor &indices,
   shape.append(ds.begin() + axis + 1, ds.end());
   GatherView v = viewOf(ds, indices, axis);
   Tensor out(data.isFloat() ? ElementType::F32 : data.getElementType(), shape);
+  // Rows of no elements move nothing (and empty tensors have no buffer).
+  if (v.inner == 0)
+    return out;
   for (int64_t o = 0; o < v.outer; ++o)
     for (int64_t j = 0; j < v.count; ++j) {
       int64_t src = (o * v.dim + v.index(indices, j)) * v.inner;

@@ -29,6 +29,11 @@ tools = ["weftc", "weft-opt", "weft-translate", "weft-zoo", "weft-sched", "weft-
 llvm_config.add_tool_substitutions(
     [ToolSubst(t, unresolved="ignore") for t in tools], [config.weft_tools_dir])
 
+# Built with sanitizers (scripts/check.sh --sanitize): tests that cap the
+# address space cannot run beside AddressSanitizer's shadow memory.
+if "address" in getattr(config, "weft_sanitize", ""):
+    config.available_features.add("asan")
+
 if os.path.exists("/usr/bin/python3"):
     try:
         import subprocess

@@ -64,10 +64,19 @@ public:
   int64_t getDim(int64_t d) const { return shape[d]; }
   int64_t getNumElements() const { return numElements; }
 
-  float *floats() { return floatData.data(); }
-  const float *floats() const { return floatData.data(); }
-  int64_t *ints() { return intData.data(); }
-  const int64_t *ints() const { return intData.data(); }
+  /// The storage. Never null, also for a tensor of no elements (a device
+  /// may hold an empty shard): kernels may offset it and pass it to memcpy
+  /// with a size of zero.
+  float *floats() {
+    return floatData.empty() ? &noFloat : floatData.data();
+  }
+  const float *floats() const {
+    return floatData.empty() ? &noFloat : floatData.data();
+  }
+  int64_t *ints() { return intData.empty() ? &noInt : intData.data(); }
+  const int64_t *ints() const {
+    return intData.empty() ? &noInt : intData.data();
+  }
   llvm::ArrayRef<float> floatValues() const { return floatData; }
   llvm::ArrayRef<int64_t> intValues() const { return intData; }
 
@@ -89,6 +98,9 @@ private:
   int64_t numElements = 0;
   std::vector<float> floatData;
   std::vector<int64_t> intData;
+  /// What floats() and ints() point to when there is no storage.
+  static inline float noFloat = 0;
+  static inline int64_t noInt = 0;
 };
 
 /// Rounds a float to the nearest bf16 / fp16 value (round to nearest even),
