@@ -189,7 +189,8 @@ int64_t MeshLayout::shardExtent(mlir::RankedTensorType type, DistAttr dist,
   return perDevice ? perDevice[d] : type.getDimSize(dim);
 }
 
-const int64_t *MeshLayout::shardExtents(DistAttr dist, unsigned dim) const {
+std::pair<AxisMask, int64_t> MeshLayout::splitOf(DistAttr dist,
+                                                 unsigned dim) {
   AxisMask mask = 0;
   int64_t segment = -1;
   for (auto [a, entry] : llvm::enumerate(dist.getAxes()))
@@ -197,6 +198,11 @@ const int64_t *MeshLayout::shardExtents(DistAttr dist, unsigned dim) const {
       mask |= 1u << a;
       segment = entry.segment;
     }
+  return {mask, segment};
+}
+
+const int64_t *MeshLayout::shardExtents(DistAttr dist, unsigned dim) const {
+  auto [mask, segment] = splitOf(dist, dim);
   if (!mask || !shares.count(segment))
     return nullptr;
   return extentsOf(segment, mask).data();

@@ -36,20 +36,15 @@ inline double maxOf(const std::vector<double> &v) {
   return v.empty() ? 0 : *std::max_element(v.begin(), v.end());
 }
 
-class PlanEvaluator {
+/// Bytes and seconds are plain numbers.
+class PlanEvaluator : public DomainBase<double, double> {
 public:
-  using Bytes = double;
-  using Time = double;
-  using Times = std::vector<double>;
-
-  /// `microBatches`: the module's `spmd.micro_batches` (gradient
-  /// accumulation; docs/Evaluator.md).
+  /// Priced per micro-batch, `microBatches` times a step (the module's
+  /// `spmd.micro_batches`; docs/Evaluator.md).
   PlanEvaluator(const MeshLayout &layout, const ClusterSpec &spec,
                 const EvalOptions &options, int64_t microBatches = 1)
-      : layout(layout), spec(spec), options(options),
-        microBatches(microBatches),
-        pricer(spec, options.profile, options.collectives),
-        n(layout.numDevices()), reps(layout.representatives()), step(n),
+      : DomainBase(layout, spec, options), microBatches(microBatches),
+        pricer(spec, options.profile, options.collectives), step(n),
         forwardSlot(n), dualSlot(n), counts(n), kept(n), transient(n),
         optimizerElements(n), afterUpdate(n), runBytes(n) {}
 
@@ -96,15 +91,8 @@ public:
   void closeStep(llvm::StringRef label);
 
 private:
-  const MeshLayout &layout;
-  const ClusterSpec &spec;
-  const EvalOptions &options;
   int64_t microBatches;
   CollectivePricer pricer;
-  unsigned n;
-  /// One device per orbit (MeshLayout::representatives): only these are
-  /// priced; per-device vectors hold zero for the others.
-  llvm::ArrayRef<unsigned> reps;
   StepAccumulator step;
   /// A relayout's (or recipe all-reduce's) forward and dual times, zero
   /// between two of them.

@@ -47,22 +47,19 @@ struct WorkForms {
   LinearCost f[5];
 };
 
-class PlanPricer {
+/// Bytes are linear in the ratios; times are convex piecewise-linear forms.
+class PlanPricer : public DomainBase<LinearCost, Form> {
 public:
-  using Bytes = LinearCost;
-  using Time = Form;
-  using Times = std::vector<Form>;
-
   /// `microBatches`: the plan's `spmd.micro_batches`; the problem's
   /// objective is then the step time / m (what runs once per step, the
   /// sync of whole gradients and the optimizer, counts 1/m).
   PlanPricer(const MeshLayout &layout, const ClusterSpec &spec,
              const EvalOptions &options, const PlanSegments &segs,
              const Ratios &at, int64_t microBatches)
-      : layout(layout), spec(spec), options(options), segs(segs), at(at),
+      : DomainBase(layout, spec, options), segs(segs), at(at),
         perStep(1 / double(microBatches)),
-        collectives(spec, options.collectives, at), n(layout.numDevices()),
-        reps(layout.representatives()), compute_(n), comm(n), stored(n),
+        collectives(spec, options.collectives, at), compute_(n), comm(n),
+        stored(n),
         grads(n), opt(n), kept(n), transient(n, {-1.0, LinearCost()}),
         optimizerElements(n), afterUpdate(n), runBytes(n) {}
 
@@ -166,18 +163,11 @@ private:
                           const DeviceType &type,
                           llvm::ArrayRef<ShapeForm> signature);
 
-  const MeshLayout &layout;
-  const ClusterSpec &spec;
-  const EvalOptions &options;
   const PlanSegments &segs;
   const Ratios &at;
   /// Weight of what runs once per step (1 / micro-batches).
   double perStep;
   CollectiveForms collectives;
-  unsigned n;
-  /// One device per orbit (MeshLayout::representatives): only these are
-  /// priced, the per-device vectors are left empty for the others.
-  llvm::ArrayRef<unsigned> reps;
   bool linearized = false;
   /// The local being priced recomputes.
   bool recomputing = false;
@@ -199,13 +189,7 @@ private:
 
 LinearCost PlanPricer::extentForm(RankedTensorType type, DistAttr dist,
                                   unsigned dim, unsigned d) {
-  AxisMask mask = 0;
-  int64_t segment = -1;
-  for (auto [a, entry] : llvm::enumerate(dist.getAxes()))
-    if (entry.isGather() && entry.dim == int64_t(dim)) {
-      mask |= 1u << a;
-      segment = entry.segment;
-    }
+  auto [mask, segment] = MeshLayout::splitOf(dist, dim);
   int ps = mask ? segs.problemSegmentOf(segment) : -1;
   if (ps < 0)
     return constantCost(

@@ -69,6 +69,10 @@ public:
   /// null when `dist` does not split it (every device holds the whole
   /// extent). The array stays valid as long as the layout.
   const int64_t *shardExtents(spmd::DistAttr dist, unsigned dim) const;
+  /// The mesh axes on which `dist` splits tensor dim `dim` and the segment
+  /// they split it by (0 and -1 when the dim is whole).
+  static std::pair<AxisMask, int64_t> splitOf(spmd::DistAttr dist,
+                                              unsigned dim);
   /// Every dim's shard extent.
   llvm::SmallVector<int64_t, 4> shardShape(mlir::RankedTensorType type,
                                            spmd::DistAttr dist,

@@ -58,6 +58,28 @@
 
 namespace weft::eval {
 
+/// What every Domain prices on (the mesh, the cluster, the options and the
+/// devices it prices) and its quantity types: per-device bytes and times,
+/// and a vector of times (one per device).
+template <typename BytesT, typename TimeT> struct DomainBase {
+  using Bytes = BytesT;
+  using Time = TimeT;
+  using Times = std::vector<TimeT>;
+
+  DomainBase(const MeshLayout &layout, const ClusterSpec &spec,
+             const EvalOptions &options)
+      : layout(layout), spec(spec), options(options), n(layout.numDevices()),
+        reps(layout.representatives()) {}
+
+  const MeshLayout &layout;
+  const ClusterSpec &spec;
+  const EvalOptions &options;
+  unsigned n;
+  /// One device per orbit (MeshLayout::representatives): only these are
+  /// priced; per-device vectors hold nothing for the others.
+  llvm::ArrayRef<unsigned> reps;
+};
+
 /// Where the walk puts a priced collective.
 enum class Slot {
   /// A relayout's forward collective.
