@@ -1,4 +1,5 @@
-//===- FuzzSupport.h - What the fuzz targets share ----------------*- C++ -*-===//
+//===- FuzzSupport.h - What the fuzz targets share ----------------*- C++
+//-*-===//
 //
 // Every target feeds its bytes to one of Weft's readers and only asks that
 // it returns (a value or an llvm::Error) without crashing, leaking or

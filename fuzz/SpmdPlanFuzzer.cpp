@@ -51,7 +51,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   weft::exec::PlanCheckOptions options;
   auto result = weft::exec::checkPlan(*model.graph, *plan, options);
   if (std::getenv("WEFT_FUZZ_VERBOSE"))
-    llvm::errs() << (result ? "checked\n" : llvm::toString(result.takeError()) + "\n");
+    llvm::errs() << (result ? "checked\n"
+                            : llvm::toString(result.takeError()) + "\n");
   weft::fuzz::drop(result);
   return 0;
 }

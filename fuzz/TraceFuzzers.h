@@ -1,4 +1,5 @@
-//===- TraceFuzzers.h - The oracle the trace fuzzers parse against -*- C++ -*-===//
+//===- TraceFuzzers.h - The oracle the trace fuzzers parse against -*- C++
+//-*-===//
 
 #ifndef WEFT_FUZZ_TRACEFUZZERS_H
 #define WEFT_FUZZ_TRACEFUZZERS_H

@@ -1,4 +1,5 @@
-//===- CollectiveForms.h - Collective times as forms of the ratios -*- C++ -*-===//
+//===- CollectiveForms.h - Collective times as forms of the ratios -*- C++
+//-*-===//
 //
 // Private to lib/Eval (the plan's ratio problem, RatioFromPlan.cpp): the
 // collective times of lib/Cost written as forms of the members' byte counts.

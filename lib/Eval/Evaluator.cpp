@@ -107,8 +107,8 @@ void PlanEvaluator::closeRun() {
   runBytes.assign(n, 0);
 }
 
-bool PlanEvaluator::compute(Operation *op, mlir::Region *region,
-                            bool backward, bool recomputing) {
+bool PlanEvaluator::compute(Operation *op, mlir::Region *region, bool backward,
+                            bool recomputing) {
   // What one device's compute costs. Devices of one class whose operands
   // and results have the same shard shapes cost the same: the key is read
   // from the layout's per-device extents (MeshLayout::shardExtents), and

@@ -1,4 +1,5 @@
-//===- PlanEvaluator.h - The plan walk priced in seconds ----------*- C++ -*-===//
+//===- PlanEvaluator.h - The plan walk priced in seconds ----------*- C++
+//-*-===//
 //
 // Private to lib/Eval: the evaluator's Domain of eval::PlanWalk. Per-device
 // accumulators for the current step and for memory, filled by the walk
@@ -53,8 +54,7 @@ public:
 
   // The Domain of PlanWalk (weft/Eval/PlanWalk.h).
   double bytesOf(mlir::Value value, spmd::DistAttr dist, unsigned d) const {
-    return elementsOf(value.getType().cast<mlir::RankedTensorType>(), dist,
-                      d) *
+    return elementsOf(value.getType().cast<mlir::RankedTensorType>(), dist, d) *
            elementBytes(value.getType().cast<mlir::RankedTensorType>(),
                         options.dtype);
   }
@@ -66,8 +66,8 @@ public:
   static double afterUpdateBytes(double elements, const StrategyCost &cost) {
     return cost.afterUpdateBytes(elements);
   }
-  double recipeBytes(spmd::LocalOp op, const spmd::RecipeStat &stat,
-                     unsigned d, double elementBytes) const;
+  double recipeBytes(spmd::LocalOp op, const spmd::RecipeStat &stat, unsigned d,
+                     double elementBytes) const;
   double collectiveTime(spmd::Collective kind, llvm::ArrayRef<unsigned> group,
                         llvm::ArrayRef<double> bytes,
                         CollectiveVariant variant) {

@@ -59,9 +59,9 @@ public:
       : DomainBase(layout, spec, options), segs(segs), at(at),
         perStep(1 / double(microBatches)),
         collectives(spec, options.collectives, at), compute_(n), comm(n),
-        stored(n),
-        grads(n), opt(n), kept(n), transient(n, {-1.0, LinearCost()}),
-        optimizerElements(n), afterUpdate(n), runBytes(n) {}
+        stored(n), grads(n), opt(n), kept(n),
+        transient(n, {-1.0, LinearCost()}), optimizerElements(n),
+        afterUpdate(n), runBytes(n) {}
 
   llvm::Error run(mlir::func::FuncOp func);
   RatioProblem finish();
@@ -374,8 +374,8 @@ WorkForms PlanPricer::workOf(graph::CostOpInterface op,
   return out;
 }
 
-bool PlanPricer::compute(Operation *op, mlir::Region *region,
-                         bool backward, bool recomputingNow) {
+bool PlanPricer::compute(Operation *op, mlir::Region *region, bool backward,
+                         bool recomputingNow) {
   recomputing = recomputingNow;
   // An op's work on a device is a function of the device type and the
   // shard shapes of the region's operands and results alone, so devices
@@ -455,13 +455,12 @@ PlanPricer::workOnDevice(Operation *op, mlir::Region *region, bool backward,
       ins.push_back(shapeOf(v));
     for (Value r : cop->getResults()) {
       if (!shapes.count(r))
-        shapes[r] = inferShard(r, shapes, [](int64_t e) {
-          return constantCost(double(e));
-        });
+        shapes[r] = inferShard(
+            r, shapes, [](int64_t e) { return constantCost(double(e)); });
       outs.push_back(shapes[r]);
-      addScaled(out.produced, elementsForm(shapes[r]),
-                elementBytes(r.getType().cast<RankedTensorType>(),
-                             options.dtype));
+      addScaled(
+          out.produced, elementsForm(shapes[r]),
+          elementBytes(r.getType().cast<RankedTensorType>(), options.dtype));
     }
     WorkForms w = workOf(cop, ins, outs);
     if (isZero(w.f[0]) && isZero(w.f[1]))
@@ -558,8 +557,7 @@ RatioProblem PlanPricer::finish() {
   double p = parameterBytesPerElement(options.dtype);
   double g = gradientBytesPerElement(options.dtype);
   double o = optimizerBytesPerElement(options.optimizer, options.dtype);
-  OpWork perElement =
-      optimizerUpdateWork(1, options.optimizer, options.dtype);
+  OpWork perElement = optimizerUpdateWork(1, options.optimizer, options.dtype);
   for (unsigned d : reps) {
     const DeviceType &type = layout.typeOf(d);
     compute_[d].addMax(

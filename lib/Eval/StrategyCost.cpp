@@ -10,8 +10,7 @@ MemoryCounts StrategyCost::counts(double elements) const {
   if (!dual->trainable)
     return c;
   c.gradientParameters = dual->gradientSharded ? elements / idSize : elements;
-  c.optimizerParameters =
-      dual->optimizerSharded ? elements / idSize : elements;
+  c.optimizerParameters = dual->optimizerSharded ? elements / idSize : elements;
   return c;
 }
 

@@ -150,8 +150,9 @@ static double descend(Totals &t, Score score, unsigned maxMoves,
 double weft::ratio::improveLocally(const RatioProblem &p, IntegerPlan &plan,
                                    unsigned maxMoves) {
   Totals t(p, plan);
-  double best = descend(t, [&] { return t.cost(); }, maxMoves,
-                        /*doubling=*/false);
+  double best = descend(
+      t, [&] { return t.cost(); }, maxMoves,
+      /*doubling=*/false);
   t.writeTo(plan);
   return best;
 }
@@ -160,8 +161,9 @@ double weft::ratio::repairMemory(const RatioProblem &p, IntegerPlan &plan,
                                  unsigned maxMoves) {
   Totals t(p, plan);
   // A plan that fits scores 0 and no move lowers it further.
-  double over = descend(t, [&] { return t.overflow(); }, maxMoves,
-                        /*doubling=*/true);
+  double over = descend(
+      t, [&] { return t.overflow(); }, maxMoves,
+      /*doubling=*/true);
   t.writeTo(plan);
   return over;
 }

@@ -5,23 +5,24 @@
 
 using namespace weft;
 
-llvm::Error
-weft::writeFileOrFail(llvm::StringRef path,
-                      llvm::function_ref<llvm::Error(llvm::raw_ostream &)> write) {
+llvm::Error weft::writeFileOrFail(
+    llvm::StringRef path,
+    llvm::function_ref<llvm::Error(llvm::raw_ostream &)> write) {
   // The writer's own error passes through unchanged; only failures of the
   // file itself become "cannot write".
   std::optional<llvm::Error> own;
-  llvm::Error err = llvm::writeToOutput(path, [&](llvm::raw_ostream &os) -> llvm::Error {
-    llvm::Error e = write(os);
-    if (!e)
-      return llvm::Error::success();
-    // What was buffered goes to the temporary file, which is then
-    // discarded (an unflushed buffer would be written after it is closed).
-    os.flush();
-    own = std::move(e);
-    return llvm::make_error<llvm::StringError>(
-        "writer failed", llvm::inconvertibleErrorCode());
-  });
+  llvm::Error err =
+      llvm::writeToOutput(path, [&](llvm::raw_ostream &os) -> llvm::Error {
+        llvm::Error e = write(os);
+        if (!e)
+          return llvm::Error::success();
+        // What was buffered goes to the temporary file, which is then
+        // discarded (an unflushed buffer would be written after it is closed).
+        os.flush();
+        own = std::move(e);
+        return llvm::make_error<llvm::StringError>(
+            "writer failed", llvm::inconvertibleErrorCode());
+      });
   if (own) {
     llvm::consumeError(std::move(err));
     return std::move(*own);

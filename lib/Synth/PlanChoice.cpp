@@ -18,14 +18,14 @@ llvm::Error weft::shortOfMemory(const PlanEstimate &estimate,
   if (!worst)
     return memoryError(0, "no plan fits in memory");
   double usable = worst->capacityBytes * (1 - options.reservedMemoryFraction);
-  return memoryError(
-      0,
-      "no plan fits in memory: mesh device {0} ({1}) needs {2} "
-      "under the plan found, more than the {3} it may use "
-      "({4} less the {5}% reserve)",
-      worst->device, worst->type, formatBytes(worst->peakBytes()),
-      formatBytes(usable), formatBytes(worst->capacityBytes),
-      int(std::lround(100 * options.reservedMemoryFraction)));
+  return memoryError(0,
+                     "no plan fits in memory: mesh device {0} ({1}) needs {2} "
+                     "under the plan found, more than the {3} it may use "
+                     "({4} less the {5}% reserve)",
+                     worst->device, worst->type,
+                     formatBytes(worst->peakBytes()), formatBytes(usable),
+                     formatBytes(worst->capacityBytes),
+                     int(std::lround(100 * options.reservedMemoryFraction)));
 }
 
 llvm::Expected<ChosenPlan>
@@ -49,8 +49,8 @@ weft::choosePlan(mlir::OwningOpRef<mlir::ModuleOp> plan,
     // The fastest candidate that fits; any that fits beats a search's plan
     // that does not.
     bool first = !betterEstimate && !own->fits;
-    double best = betterEstimate ? betterEstimate->stepSeconds
-                                 : own->stepSeconds;
+    double best =
+        betterEstimate ? betterEstimate->stepSeconds : own->stepSeconds;
     if (b->fits && (first || b->stepSeconds < best)) {
       better = &c;
       betterEstimate = std::move(*b);

@@ -335,8 +335,7 @@ searchRound(mlir::ModuleOp graph, const ClusterSpec &spec,
             const SynthOptions &options, llvm::ArrayRef<double> ratios,
             const SearchLimits &limits, bool recompute, PhaseClock &clock,
             std::unique_ptr<SearchSpace> *giveUp = nullptr) {
-  auto built =
-      SearchSpace::build(graph, spec, options.eval, ratios, recompute);
+  auto built = SearchSpace::build(graph, spec, options.eval, ratios, recompute);
   if (!built)
     return built.takeError();
   clock.lap("search space");
@@ -494,8 +493,7 @@ private:
   bool alternate(unsigned round);
   /// A round that cannot finish ends the alternation with the best plan so
   /// far; the reason is reported (a progress line and SynthStats).
-  void stopAlternation(unsigned round, llvm::StringRef stage,
-                       llvm::Error err);
+  void stopAlternation(unsigned round, llvm::StringRef stage, llvm::Error err);
   /// Integer sizes (Z3) of the best plan, checked, and the result.
   llvm::Expected<SynthResult> finish();
 

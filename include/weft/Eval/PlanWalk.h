@@ -1,4 +1,5 @@
-//===- PlanWalk.h - One traversal of an spmd plan -----------------*- C++ -*-===//
+//===- PlanWalk.h - One traversal of an spmd plan -----------------*- C++
+//-*-===//
 //
 // The one walk over an `spmd` program's function, in order: parameters and
 // their strategies (memory terms, gradient sync, after-update gather),
@@ -188,9 +189,8 @@ private:
     for (auto [a, e] : llvm::enumerate(dist.getAxes()))
       if (e.isIdentity())
         idAxes |= 1u << a;
-    StrategyCost cost =
-        strategyCost(op.getStrategy(), double(layout.sizeOf(idAxes)),
-                     options.dtype);
+    StrategyCost cost = strategyCost(
+        op.getStrategy(), double(layout.sizeOf(idAxes)), options.dtype);
     auto type = v.getType().cast<mlir::RankedTensorType>();
     std::vector<Bytes> elements(n);
     for (unsigned d : reps) {
@@ -207,8 +207,8 @@ private:
     Times sync(n);
     priceAlong(
         cost.dual->gradientSync, idAxes,
-        [&](unsigned d) { return dom.syncBytes(elements[d], cost); },
-        best, sync);
+        [&](unsigned d) { return dom.syncBytes(elements[d], cost); }, best,
+        sync);
     bool once = cost.syncOncePerStep();
     dom.adjustSync(sync, once);
     priceAlong(

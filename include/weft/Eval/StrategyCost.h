@@ -1,4 +1,5 @@
-//===- StrategyCost.h - What a parameter strategy costs -----------*- C++ -*-===//
+//===- StrategyCost.h - What a parameter strategy costs -----------*- C++
+//-*-===//
 //
 // The one statement of what a parameter's strategy (replicated, ZeRO-1/2/3,
 // buffer) asks of a device, per stored element: the gradient and optimizer
@@ -44,7 +45,9 @@ struct StrategyCost {
   }
 
   /// Gradient and optimizer-state elements held per stored element.
-  double gradientShare() const { return dual->gradientSharded ? 1 / idSize : 1; }
+  double gradientShare() const {
+    return dual->gradientSharded ? 1 / idSize : 1;
+  }
   double optimizerShare() const {
     return dual->optimizerSharded ? 1 / idSize : 1;
   }

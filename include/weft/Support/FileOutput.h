@@ -1,4 +1,5 @@
-//===- FileOutput.h - Files written whole or not at all ------------*- C++ -*-===//
+//===- FileOutput.h - Files written whole or not at all ------------*- C++
+//-*-===//
 //
 // Every file a Weft tool writes (plans, reports, cache entries, dumps) goes
 // through writeFile: the content is written to a temporary file beside the

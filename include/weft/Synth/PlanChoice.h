@@ -1,4 +1,5 @@
-//===- PlanChoice.h - Which plan is written, and when to accumulate -*- C++ -*-===//
+//===- PlanChoice.h - Which plan is written, and when to accumulate -*- C++
+//-*-===//
 //
 // The decisions a user relies on after the search, made here so that weftc
 // and the spmd-synthesize pass make them alike (docs/Synthesis.md "What is
@@ -48,10 +49,10 @@ struct ChosenPlan {
 /// that fits is faster, or the search's plan does not fit and a candidate
 /// does. The kept plan may still not fit (`estimate.fits`; shortOfMemory
 /// says why). Errors: the evaluator's.
-llvm::Expected<ChosenPlan>
-choosePlan(mlir::OwningOpRef<mlir::ModuleOp> plan,
-           llvm::ArrayRef<CandidatePlan> candidates, const ClusterSpec &spec,
-           const EvalOptions &options);
+llvm::Expected<ChosenPlan> choosePlan(mlir::OwningOpRef<mlir::ModuleOp> plan,
+                                      llvm::ArrayRef<CandidatePlan> candidates,
+                                      const ClusterSpec &spec,
+                                      const EvalOptions &options);
 
 /// The memory shortfall (exit 2) of a plan that does not fit, naming the
 /// device short of the most bytes.

@@ -24,9 +24,8 @@ ExitCode exitCodeOf(llvm::Error err) {
   return code;
 }
 
-mlir::OwningOpRef<mlir::ModuleOp> baseline(mlir::ModuleOp graph,
-                                           const ClusterSpec &spec,
-                                           BaselineKind kind) {
+mlir::OwningOpRef<mlir::ModuleOp>
+baseline(mlir::ModuleOp graph, const ClusterSpec &spec, BaselineKind kind) {
   auto built = buildBaseline(kind, graph, spec, DType::FP32);
   EXPECT_TRUE(bool(built)) << llvm::toString(built.takeError());
   return std::move(built->plan);
@@ -116,10 +115,10 @@ TEST(PlanChoice, OfCandidatesThatFitTheFastestReplacesAPlanThatDoesNot) {
   options.overlapGradientSync = true;
   // The slow device's memory between what DP-CP and DP-EV need there (DP-EV
   // gives it more rows): DP-EV, the "search's" plan, does not fit.
-  auto evenOnToy = evaluatePlan(*baseline(*graph, toy, BaselineKind::DPEven),
+  auto evenOnToy =
+      evaluatePlan(*baseline(*graph, toy, BaselineKind::DPEven), toy, options);
+  auto propOnToy = evaluatePlan(*baseline(*graph, toy, BaselineKind::DPCompute),
                                 toy, options);
-  auto propOnToy = evaluatePlan(
-      *baseline(*graph, toy, BaselineKind::DPCompute), toy, options);
   ASSERT_TRUE(bool(evenOnToy) && bool(propOnToy));
   double need = evenOnToy->memory[1].peakBytes();
   double less = propOnToy->memory[1].peakBytes();
@@ -154,11 +153,9 @@ TEST(PlanChoice, OfCandidatesThatFitTheFastestReplacesAPlanThatDoesNot) {
     EXPECT_FALSE(chosen->searchEstimate.fits);
     EXPECT_TRUE(chosen->estimate.fits);
     EXPECT_EQ(chosen->source, fastestThatFits(*chosen)) << reverse;
-    unsigned fitting = llvm::count_if(chosen->candidates, [](const auto &c) {
-      return c.second.fits;
-    });
+    unsigned fitting = llvm::count_if(
+        chosen->candidates, [](const auto &c) { return c.second.fits; });
     EXPECT_GE(fitting, 2u);
-
   }
 }
 
@@ -213,8 +210,7 @@ TEST(PlanChoice, AccumulationStopsAtOtherErrorsAndAtTheLastCount) {
   EXPECT_EQ(calls, 1u);
   EXPECT_EQ(exitCodeOf(std::move(bad)), ExitBadInput);
   llvm::Error last = withAccumulation(
-      {1, 2}, 8,
-      [&](int64_t m) { return memoryError(1.2, "short at {0}", m); },
+      {1, 2}, 8, [&](int64_t m) { return memoryError(1.2, "short at {0}", m); },
       [](llvm::StringRef) {});
   double overflow = 0;
   EXPECT_TRUE(isMemoryShortfall(last, &overflow));

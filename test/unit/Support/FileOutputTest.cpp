@@ -43,9 +43,8 @@ std::string contents(const std::string &path) {
 TEST(FileOutput, WritesTheWholeContent) {
   TempDir dir;
   std::string path = dir.file("plan.mlir");
-  ASSERT_FALSE(bool(writeFile(path, [](llvm::raw_ostream &os) {
-    os << "module {}\n";
-  })));
+  ASSERT_FALSE(bool(
+      writeFile(path, [](llvm::raw_ostream &os) { os << "module {}\n"; })));
   EXPECT_EQ(contents(path), "module {}\n");
   EXPECT_EQ(dir.entries(), 1u);
 }
@@ -55,9 +54,8 @@ TEST(FileOutput, WritesTheWholeContent) {
 TEST(FileOutput, AFailedWriteLeavesTheOldFile) {
   TempDir dir;
   std::string path = dir.file("plan.json");
-  ASSERT_FALSE(bool(writeFile(path, [](llvm::raw_ostream &os) {
-    os << "{\"old\": true}\n";
-  })));
+  ASSERT_FALSE(bool(writeFile(
+      path, [](llvm::raw_ostream &os) { os << "{\"old\": true}\n"; })));
   llvm::Error err = writeFileOrFail(path, [](llvm::raw_ostream &os) {
     os << "{\"new\": ";
     os.flush();
@@ -75,9 +73,8 @@ TEST(FileOutputDeathTest, AKillDuringTheWriteLeavesTheOldFile) {
   GTEST_FLAG_SET(death_test_style, "threadsafe");
   TempDir dir;
   std::string path = dir.file("plan.mlir");
-  ASSERT_FALSE(bool(writeFile(path, [](llvm::raw_ostream &os) {
-    os << "module {}\n";
-  })));
+  ASSERT_FALSE(bool(
+      writeFile(path, [](llvm::raw_ostream &os) { os << "module {}\n"; })));
   EXPECT_EXIT(
       {
         llvm::Error err = writeFile(path, [](llvm::raw_ostream &os) {
