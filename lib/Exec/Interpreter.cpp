@@ -193,6 +193,31 @@ static void accumulate(Tensor &into, const Tensor &g) {
     o[i] += in[i];
 }
 
+llvm::Error GraphInterpreter::gradientsOf(
+    mlir::Operation &op, const llvm::DenseMap<mlir::Value, Tensor> &grads,
+    llvm::SmallVectorImpl<Tensor> &operandGrads) const {
+  llvm::SmallVector<const Tensor *> operands(operandsOf(op)), results,
+      resultGrads;
+  llvm::SmallVector<Tensor> zeros;
+  zeros.reserve(op.getNumResults());
+  for (mlir::Value r : op.getResults()) {
+    const Tensor *value = lookup(r);
+    results.push_back(value);
+    auto it = grads.find(r);
+    if (it != grads.end())
+      resultGrads.push_back(&it->second);
+    else if (value->isFloat())
+      resultGrads.push_back(
+          &zeros.emplace_back(Tensor::zeros(value->getShape())));
+    else
+      resultGrads.push_back(nullptr);
+  }
+  OpContext ctx;
+  ctx.seed = seed;
+  ctx.dropoutId = dropoutIds.lookup(&op);
+  return runOpBackward(&op, operands, results, resultGrads, ctx, operandGrads);
+}
+
 llvm::Error GraphInterpreter::backward() {
   if (!lookup(lossValue))
     return makeError(ExitInternal, "backward() called before forward()");
@@ -200,8 +225,7 @@ llvm::Error GraphInterpreter::backward() {
   grads[lossValue] = Tensor::filled({}, 1.0f);
   mlir::Block &body = main.getBody().front();
   size_t total = body.getOperations().size(), done = 0;
-  llvm::SmallVector<const Tensor *> operands, results, resultGrads;
-  llvm::SmallVector<Tensor> zeros, operandGrads;
+  llvm::SmallVector<Tensor> operandGrads;
   parameterGrads.clear();
   for (mlir::Operation &op : llvm::reverse(body)) {
     report("backward", ++done, total);
@@ -222,29 +246,7 @@ llvm::Error GraphInterpreter::backward() {
         op.getOperands(), [&](mlir::Value v) { return needsGrad.contains(v); });
     if (!anyGrad || !anyNeeds)
       continue;
-    operands.clear();
-    results.clear();
-    resultGrads.clear();
-    zeros.clear();
-    zeros.reserve(op.getNumResults());
-    operands.append(operandsOf(op));
-    for (mlir::Value r : op.getResults()) {
-      const Tensor *value = lookup(r);
-      results.push_back(value);
-      auto it = grads.find(r);
-      if (it != grads.end())
-        resultGrads.push_back(&it->second);
-      else if (value->isFloat())
-        resultGrads.push_back(
-            &zeros.emplace_back(Tensor::zeros(value->getShape())));
-      else
-        resultGrads.push_back(nullptr);
-    }
-    OpContext ctx;
-    ctx.seed = seed;
-    ctx.dropoutId = dropoutIds.lookup(&op);
-    if (auto err = runOpBackward(&op, operands, results, resultGrads, ctx,
-                                 operandGrads))
+    if (auto err = gradientsOf(op, grads, operandGrads))
       return err;
     for (mlir::Value r : op.getResults())
       grads.erase(r);

@@ -233,7 +233,7 @@ weft::exec::checkPlan(mlir::ModuleOp graph, mlir::ModuleOp plan,
       // backward differs.
       runOpts.keepGradients = true;
       auto again = SpmdInterpreter::create(plan, runOpts);
-      auto refBackward = referenceBackward(*graphMain, ref, opts.seed);
+      auto refBackward = referenceBackward(*graphMain, ref);
       if (again && refBackward) {
         llvm::Error err = (*again)->forward(*bindings);
         if (!err)

@@ -175,17 +175,13 @@ std::optional<PlanMismatch> weft::exec::firstForwardMismatch(
 
 llvm::Expected<ReferenceBackward>
 weft::exec::referenceBackward(mlir::func::FuncOp main,
-                              const GraphInterpreter &ref, uint64_t seed) {
+                              const GraphInterpreter &ref) {
   ReferenceBackward out;
   auto &grads = out.grads;
   auto &needs = out.needs;
-  llvm::DenseMap<mlir::Operation *, uint64_t> dropoutIds;
-  uint64_t next = 0;
   mlir::Value loss;
   mlir::Block &body = main.getBody().front();
   for (mlir::Operation &op : body) {
-    if (llvm::isa<g::DropoutOp>(op))
-      dropoutIds[&op] = next++;
     if (auto r = llvm::dyn_cast<mlir::func::ReturnOp>(op)) {
       loss = r.getOperand(0);
       continue;
@@ -198,8 +194,7 @@ weft::exec::referenceBackward(mlir::func::FuncOp main,
         needs.insert(r);
   }
   grads[loss] = Tensor::filled({}, 1.0f);
-  llvm::SmallVector<const Tensor *> operands, results, resultGrads;
-  llvm::SmallVector<Tensor> zeros, operandGrads;
+  llvm::SmallVector<Tensor> operandGrads;
   for (mlir::Operation &op : llvm::reverse(body)) {
     if (llvm::isa<mlir::func::ReturnOp, g::ParameterOp, g::BufferOp>(op))
       continue;
@@ -209,29 +204,7 @@ weft::exec::referenceBackward(mlir::func::FuncOp main,
         op.getOperands(), [&](mlir::Value v) { return needs.contains(v); });
     if (!anyGrad || !anyNeeds)
       continue;
-    operands.clear();
-    results.clear();
-    resultGrads.clear();
-    zeros.clear();
-    zeros.reserve(op.getNumResults());
-    operands.append(ref.operandsOf(op));
-    for (mlir::Value r : op.getResults()) {
-      const Tensor *value = ref.lookup(r);
-      results.push_back(value);
-      auto it = grads.find(r);
-      if (it != grads.end())
-        resultGrads.push_back(&it->second);
-      else if (value->isFloat())
-        resultGrads.push_back(
-            &zeros.emplace_back(Tensor::zeros(value->getShape())));
-      else
-        resultGrads.push_back(nullptr);
-    }
-    OpContext ctx;
-    ctx.seed = seed;
-    ctx.dropoutId = dropoutIds.lookup(&op);
-    if (auto err = runOpBackward(&op, operands, results, resultGrads, ctx,
-                                 operandGrads))
+    if (auto err = ref.gradientsOf(op, grads, operandGrads))
       return std::move(err);
     for (auto [i, pair] :
          llvm::enumerate(llvm::zip(op.getOperands(), operandGrads))) {

@@ -44,8 +44,7 @@ struct ReferenceBackward {
   llvm::DenseSet<mlir::Value> needs;
 };
 llvm::Expected<ReferenceBackward>
-referenceBackward(mlir::func::FuncOp main, const GraphInterpreter &ref,
-                  uint64_t seed);
+referenceBackward(mlir::func::FuncOp main, const GraphInterpreter &ref);
 
 /// Walking the plan in reverse, the first op whose backward adds to an
 /// operand's gradient something other than the reference does (`spmd` ran

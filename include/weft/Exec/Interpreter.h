@@ -77,6 +77,14 @@ public:
   /// Reverse mode from d(loss) = 1 over the last forward pass. Parameters
   /// the loss does not depend on get zero gradients.
   llvm::Error backward();
+  /// One op's step of reverse mode over the last forward pass: the
+  /// gradients of `op`'s operands given those of its results in `grads` (a
+  /// float result without one counts as zeros). `operandGrads[i]` is
+  /// invalid where the op passes no gradient to operand i.
+  llvm::Error
+  gradientsOf(mlir::Operation &op,
+              const llvm::DenseMap<mlir::Value, Tensor> &grads,
+              llvm::SmallVectorImpl<Tensor> &operandGrads) const;
   /// Parameter gradients of the last backward pass, by parameter name.
   const llvm::StringMap<Tensor> &getParameterGradients() const {
     return parameterGrads;
