@@ -16,7 +16,7 @@ SKIP_DIRS = {".git", "out", "__pycache__", ".cache"}
 TEXT_ENDINGS = (".cpp", ".h", ".td", ".txt", ".cmake", ".py", ".in", ".sh",
                 ".md", ".mlir", ".test", ".onnxtext", ".yaml", ".yml",
                 ".json", ".csv", ".cfg", ".format", "run")
-# Relative references such as ../shared/data or ${X}/../shared/docs.
+# Relative references such as ../sibling/data or ${X}/../sibling/docs.
 RELATIVE = re.compile(r"(?:\.\./)+[A-Za-z0-9_.\-/]*")
 ABSOLUTE = re.compile(r"(?<![\w.])/(?:work|home|root)/[A-Za-z0-9_.\-/]+")
 OUTSIDE_DOCS = re.compile(r"\b(?:DESIGN|BENCHMARKS|TOOLCHAIN|STYLE)\.md\b")

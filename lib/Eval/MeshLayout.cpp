@@ -189,8 +189,7 @@ int64_t MeshLayout::shardExtent(mlir::RankedTensorType type, DistAttr dist,
   return perDevice ? perDevice[d] : type.getDimSize(dim);
 }
 
-std::pair<AxisMask, int64_t> MeshLayout::splitOf(DistAttr dist,
-                                                 unsigned dim) {
+std::pair<AxisMask, int64_t> MeshLayout::splitOf(DistAttr dist, unsigned dim) {
   AxisMask mask = 0;
   int64_t segment = -1;
   for (auto [a, entry] : llvm::enumerate(dist.getAxes()))

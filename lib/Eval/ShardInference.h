@@ -1,4 +1,5 @@
-//===- ShardInference.h - Shard shapes inside a local recipe ------*- C++ -*-===//
+//===- ShardInference.h - Shard shapes inside a local recipe ------*- C++
+//-*-===//
 //
 // Private to lib/Eval: the shard shape of an intermediate result inside an
 // `spmd.local` region, for the evaluator (integer extents) and the ratio

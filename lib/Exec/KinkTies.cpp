@@ -74,8 +74,8 @@ void pairTies(const Tensor &a, const Tensor &b, const TieTolerance &tol,
   double scale = std::max(maxAbs(a), maxAbs(b));
   for (size_t o = 0; o < ia.size(); ++o) {
     double x = a.floats()[ia[o]], y = b.floats()[ib[o]];
-    if (std::fabs(x - y) <= tau(tol, std::max(std::fabs(x), std::fabs(y)),
-                                scale))
+    if (std::fabs(x - y) <=
+        tau(tol, std::max(std::fabs(x), std::fabs(y)), scale))
       ma[ia[o]] = mb[ib[o]] = true;
   }
 }
@@ -138,8 +138,7 @@ void reduceMaxTies(const Tensor &x, llvm::ArrayRef<int64_t> axes,
 
 void maxPoolTies(const Tensor &x, const PoolParams &p, const TieTolerance &tol,
                  std::vector<bool> &marks) {
-  int64_t planes = x.getDim(0) * x.getDim(1), h = x.getDim(2),
-          w = x.getDim(3);
+  int64_t planes = x.getDim(0) * x.getDim(1), h = x.getDim(2), w = x.getDim(3);
   int64_t oh = (h + p.pads[0] + p.pads[2] - p.kernel[0]) / p.strides[0] + 1;
   int64_t ow = (w + p.pads[1] + p.pads[3] - p.kernel[1]) / p.strides[1] + 1;
   groupMaxTies(x, tol, marks, [&](auto fn) {

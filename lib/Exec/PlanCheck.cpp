@@ -37,21 +37,22 @@ double secondsSince(std::chrono::steady_clock::time_point start) {
 
 /// The reference's operand adjuster: at a piecewise op, the plan's whole
 /// operand values (from the op's spmd.local) settle the ties.
-GraphInterpreter::OperandAdjuster
-tieResolver(const PlanMatcher &matcher, const SpmdInterpreter &spmd,
-            const PlanCheckOptions &opts, PlanCheckResult &result) {
+GraphInterpreter::OperandAdjuster tieResolver(const PlanMatcher &matcher,
+                                              const SpmdInterpreter &spmd,
+                                              const PlanCheckOptions &opts,
+                                              PlanCheckResult &result) {
   return [&matcher, &spmd, &opts,
           &result](mlir::Operation &op, llvm::ArrayRef<const Tensor *> operands,
                    llvm::SmallVectorImpl<Tensor> &replacement) {
     if (!hasKinks(op))
       return false;
-    auto local =
-        llvm::dyn_cast_or_null<spmd::LocalOp>(matcher.localOf(&op));
+    auto local = llvm::dyn_cast_or_null<spmd::LocalOp>(matcher.localOf(&op));
     if (!local || matcher.graphOpOf(local) != &op)
       return false;
     llvm::SmallVector<Tensor, 2> whole(op.getNumOperands());
     llvm::SmallVector<const Tensor *, 2> plan(op.getNumOperands(), nullptr);
-    for (mlir::OpOperand &in : local.getBody().front().front().getOpOperands()) {
+    for (mlir::OpOperand &in :
+         local.getBody().front().front().getOpOperands()) {
       auto arg = in.get().dyn_cast<mlir::BlockArgument>();
       unsigned i = in.getOperandNumber();
       if (!arg || i >= whole.size() || !operands[i] || !operands[i]->isFloat())
@@ -62,8 +63,8 @@ tieResolver(const PlanMatcher &matcher, const SpmdInterpreter &spmd,
       whole[i] = wholeOf(spmd.geometry(), *dv, operands[i]->getShape());
       plan[i] = &whole[i];
     }
-    int64_t taken = resolveTies(op, operands, plan,
-                                TieTolerance{opts.rtol, opts.atol}, replacement);
+    int64_t taken = resolveTies(
+        op, operands, plan, TieTolerance{opts.rtol, opts.atol}, replacement);
     if (!taken)
       return false;
     result.tiesResolved += taken;

@@ -90,8 +90,8 @@ std::string describeValue(mlir::Value v, const PlanMatcher &matcher) {
   } else {
     what = describePlanOp(def, matcher);
   }
-  std::string s = "result " + std::to_string(res.getResultNumber()) + " of " +
-                  what;
+  std::string s =
+      "result " + std::to_string(res.getResultNumber()) + " of " + what;
   // A collective's result: name the value it is a copy of.
   if (!llvm::isa<spmd::LocalOp, spmd::ParameterOp>(def) &&
       def->getNumOperands() == 1) {
@@ -275,8 +275,8 @@ std::optional<PlanMismatch> weft::exec::firstBackwardMismatch(
       }
     }
     if (!sum.isValid())
-      sum = Tensor::zeros(
-          v.getType().cast<mlir::RankedTensorType>().getShape());
+      sum =
+          Tensor::zeros(v.getType().cast<mlir::RankedTensorType>().getShape());
     return expected[v] = std::move(sum);
   };
   // Compares what `op` added to operand value v (per device) with `want`.

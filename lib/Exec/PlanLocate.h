@@ -30,10 +30,11 @@ Diff compareTensors(const Tensor &a, const Tensor &b, double rtol, double atol,
 
 /// The first forward value of the plan (program order, per result and
 /// device, partial values combined) that differs from the reference's box.
-std::optional<PlanMismatch>
-firstForwardMismatch(mlir::func::FuncOp planMain, const PlanMatcher &matcher,
-                     const GraphInterpreter &ref, const SpmdInterpreter &spmd,
-                     const PlanCheckOptions &opts);
+std::optional<PlanMismatch> firstForwardMismatch(mlir::func::FuncOp planMain,
+                                                 const PlanMatcher &matcher,
+                                                 const GraphInterpreter &ref,
+                                                 const SpmdInterpreter &spmd,
+                                                 const PlanCheckOptions &opts);
 
 /// The reference's reverse pass keeping everything: each value's gradient
 /// and what each op's backward adds to each operand's.
@@ -51,10 +52,11 @@ referenceBackward(mlir::func::FuncOp main, const GraphInterpreter &ref);
 /// with keepGradients). The gradients reaching that op agree (they are the
 /// sums of what the later ops added), so that op's own computation
 /// differs. Comparisons are per device, partial sums added over the id axes.
-std::optional<PlanMismatch>
-firstBackwardMismatch(mlir::func::FuncOp planMain, const PlanMatcher &matcher,
-                      const ReferenceBackward &ref, const SpmdInterpreter &spmd,
-                      const PlanCheckOptions &opts);
+std::optional<PlanMismatch> firstBackwardMismatch(mlir::func::FuncOp planMain,
+                                                  const PlanMatcher &matcher,
+                                                  const ReferenceBackward &ref,
+                                                  const SpmdInterpreter &spmd,
+                                                  const PlanCheckOptions &opts);
 
 } // namespace weft::exec
 

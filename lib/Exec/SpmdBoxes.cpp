@@ -171,8 +171,7 @@ bool covered(const ShardBox &box, llvm::ArrayRef<ShardBox> pieces) {
 
 std::optional<unsigned> weft::exec::unreachableDevice(
     const spmd::ShardGeometry &g, llvm::ArrayRef<int64_t> shape,
-    spmd::DistAttr from, spmd::DistAttr to, spmd::MeshAxes axes,
-    Exchange how) {
+    spmd::DistAttr from, spmd::DistAttr to, spmd::MeshAxes axes, Exchange how) {
   unsigned n = g.numDevices();
   std::vector<ShardBox> fromBoxes(n);
   for (unsigned d = 0; d < n; ++d)

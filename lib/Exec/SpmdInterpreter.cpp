@@ -35,8 +35,8 @@ struct SpmdInterpreter::Impl {
   /// Per (op, operand): what its backward added (keepGradients).
   llvm::DenseMap<std::pair<mlir::Operation *, unsigned>, std::vector<Tensor>>
       contributions;
-  void keepContribution(mlir::Operation *op, unsigned operand,
-                        mlir::Value v, const std::vector<Tensor> &g) {
+  void keepContribution(mlir::Operation *op, unsigned operand, mlir::Value v,
+                        const std::vector<Tensor> &g) {
     if (options.keepGradients && needsGrad.contains(v) && !g.empty())
       contributions[{op, operand}] = g;
   }
@@ -67,14 +67,14 @@ struct SpmdInterpreter::Impl {
     if (how != Exchange::Own)
       readers = geo.groupAlong(*x, axes);
     for (unsigned y : readers)
-      held += (held.empty() ? "" : ", ") + boxString(geo.shardBox(shape, from, y));
+      held +=
+          (held.empty() ? "" : ", ") + boxString(geo.shardBox(shape, from, y));
     return makeError(
         ExitVerifyFailed,
         "{0} ({1}): device {2} must hold {3} of the value, which {4} ({5}); "
         "a dim split on several mesh axes is split major axis first and "
         "gathered minor axis first",
-        describeOp(op), pass, *x,
-        boxString(geo.shardBox(shape, to, *x)),
+        describeOp(op), pass, *x, boxString(geo.shardBox(shape, to, *x)),
         how == Exchange::Own ? "is not a slice of what it holds"
                              : "the devices of its group do not hold",
         held);
@@ -234,8 +234,8 @@ llvm::Error SpmdInterpreter::Impl::forwardOp(mlir::Operation &op,
       return badInput("{0}: operand has no value", describeOp(c));
     if (axis >= geo.numAxes())
       return badInput("{0}: axis {1} is not a mesh axis", describeOp(c), axis);
-    if (auto err = checkReachable(c, v->dist, out, to, 1u << axis, how,
-                                  "forward"))
+    if (auto err =
+            checkReachable(c, v->dist, out, to, 1u << axis, how, "forward"))
       return err;
     DistValue r;
     r.dist = to;
@@ -263,7 +263,8 @@ llvm::Error SpmdInterpreter::Impl::forwardOp(mlir::Operation &op,
         if (auto err = checkWhole(*w, p.getType(), "parameter", name))
           return err;
         values[p.getResult()] = shardWhole(geo, *w, p.getDist());
-        if (!isBuffer && p.getStrategy() != spmd::ParamStrategy::Buffer && w->isFloat())
+        if (!isBuffer && p.getStrategy() != spmd::ParamStrategy::Buffer &&
+            w->isFloat())
           needsGrad.insert(p.getResult());
         return Error::success();
       })
@@ -546,8 +547,8 @@ llvm::Error SpmdInterpreter::Impl::backwardOp(
   // relayout back targets the operand's layout with partial entries read
   // as whole.
   DistAttr to = values[in].dist;
-  if (auto err = checkReachable(&op, gv.dist, in, to, 1u << axis, how,
-                                "backward"))
+  if (auto err =
+          checkReachable(&op, gv.dist, in, to, 1u << axis, how, "backward"))
     return err;
   std::vector<Tensor> back = relayout(gv, in, to, 1u << axis, how);
   keepContribution(&op, 0, in, back);

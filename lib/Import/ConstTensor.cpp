@@ -339,7 +339,8 @@ foldConcat(const onnx::NodeProto &node,
     for (int64_t d = 0; d < rank; ++d)
       if (int64_t(t->dims.size()) != rank ||
           (d != axis && t->dims[d] != ins.front()->dims[d]))
-        return badInput("Concat '{0}': inputs of different shapes", node.name());
+        return badInput("Concat '{0}': inputs of different shapes",
+                        node.name());
   ConstTensor out;
   out.elementType = ins.front()->elementType;
   out.dims = ins.front()->dims;

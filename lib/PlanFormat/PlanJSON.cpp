@@ -118,11 +118,11 @@ static void walkProgram(mlir::func::FuncOp main, unsigned numAxes,
   size_t nextCollective = 0;
   for (mlir::Operation &op : main.getBody().front()) {
     if (auto param = llvm::dyn_cast<ParameterOp>(&op)) {
-      parameters.push_back(
-          Object{{"name", param.getName().str()},
-                 {"shape", shapeOf(param.getType())},
-                 {"strategy", spmd::stringifyParamStrategy(param.getStrategy()).str()},
-                 {"dist", distOfValue(param.getResult(), numAxes)}});
+      parameters.push_back(Object{
+          {"name", param.getName().str()},
+          {"shape", shapeOf(param.getType())},
+          {"strategy", spmd::stringifyParamStrategy(param.getStrategy()).str()},
+          {"dist", distOfValue(param.getResult(), numAxes)}});
       continue;
     }
     if (auto local = llvm::dyn_cast<LocalOp>(&op)) {

@@ -215,4 +215,3 @@ Form weft::ratio::maxOfForms(llvm::ArrayRef<const Form *> forms,
       best = f;
   return *best;
 }
-

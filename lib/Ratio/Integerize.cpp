@@ -11,9 +11,9 @@
 
 #include "weft/Ratio/Integerize.h"
 #include "Components.h"
-#include "weft/Ratio/CostKey.h"
 #include "LocalSearch.h"
 #include "Z3Numbers.h"
+#include "weft/Ratio/CostKey.h"
 #include "weft/Ratio/Objective.h"
 #include "weft/Ratio/StepCollapse.h"
 #include "weft/Support/Error.h"

@@ -47,8 +47,7 @@ llvm::Expected<Workload> sched::parseCsvTrace(StringRef text,
               "{0}: unknown column '{1}'; known columns: {2}", where, fields[i],
               llvm::join(std::begin(kColumns), std::end(kColumns), ", "));
         if (!column.emplace(fields[i].str(), i).second)
-          return badInput("{0}: column '{1}' appears twice", where,
-                          fields[i]);
+          return badInput("{0}: column '{1}' appears twice", where, fields[i]);
       }
       for (const char *required : {"job_type", "gpus", "arrival_s"})
         if (!column.count(required))

@@ -1,7 +1,7 @@
 //===- JobTypes.cpp - Checking job types against the oracle --------------===//
 
-#include "weft/Sched/Workload.h"
 #include "weft/Sched/SchedCluster.h"
+#include "weft/Sched/Workload.h"
 #include "weft/Support/Error.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringExtras.h"

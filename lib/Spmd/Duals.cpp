@@ -28,9 +28,10 @@ llvm::StringRef weft::spmd::toString(Collective c) {
   return "none";
 }
 
-// docs/Design.md §3.4, partial-sum convention: the gradient of a replicated value
-// is held as partial sums, so a gather's dual adds them up (reduce_scatter)
-// and an all_reduce's dual hands every device the whole gradient again.
+// docs/Design.md §3.4, partial-sum convention: the gradient of a replicated
+// value is held as partial sums, so a gather's dual adds them up
+// (reduce_scatter) and an all_reduce's dual hands every device the whole
+// gradient again.
 static const CollectiveDual kCollectiveDuals[] = {
     {"spmd.shard", Collective::None, Collective::ZeroPad, false},
     {"spmd.all_gather", Collective::AllGather, Collective::ReduceScatter,

@@ -161,11 +161,11 @@ mlir::Value spmd::emitRelayout(mlir::OpBuilder &b, mlir::Location loc,
       break;
     case RelayoutKind::AllGather:
       x = b.create<AllGatherOp>(loc, type, x, s.axis, s.after,
-                                   GatherMode::Padded);
+                                GatherMode::Padded);
       break;
     case RelayoutKind::AllReduce:
       x = b.create<AllReduceOp>(loc, type, x, s.axis, s.after,
-                                   AllReduceAlgorithm::Ring);
+                                AllReduceAlgorithm::Ring);
       break;
     case RelayoutKind::ReduceScatter:
       x = b.create<ReduceScatterOp>(loc, type, x, s.axis, s.after);

@@ -161,9 +161,8 @@ llvm::Error PlanCache::store(mlir::ModuleOp plan,
   plan->print(os);
   os << "\n";
   os.flush();
-  if (auto err = writeFile(planPath, [&](llvm::raw_ostream &out) {
-        out << text;
-      }))
+  if (auto err =
+          writeFile(planPath, [&](llvm::raw_ostream &out) { out << text; }))
     return err;
   llvm::json::Object o{{"key", key},
                        {"plan_sha256", digestOf(text)},

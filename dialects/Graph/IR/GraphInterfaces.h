@@ -23,8 +23,8 @@ enum class Combiner { Sum, Max };
 llvm::StringRef stringifyCombiner(Combiner c);
 
 /// How one tensor of a sharding variant is laid out along one mesh axis
-/// (docs/Design.md §3.2): whole on every device, split along `dim`, or a partial
-/// value that must be combined.
+/// (docs/Design.md §3.2): whole on every device, split along `dim`, or a
+/// partial value that must be combined.
 struct AxisLayout {
   enum class Kind { Identity, Gather, Reduce };
   Kind kind = Kind::Identity;

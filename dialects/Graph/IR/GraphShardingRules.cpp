@@ -1,8 +1,8 @@
 //===- GraphShardingRules.cpp - Sharding rules: leaves and elementwise ----===//
 //
 // ShardingRuleOpInterface for parameters, buffers, constants and the
-// elementwise ops (docs/Design.md §3.3, docs/ShardingRules.md). An elementwise op
-// may split any result dim, in every operand that has it; a partial value
+// elementwise ops (docs/Design.md §3.3, docs/ShardingRules.md). An elementwise
+// op may split any result dim, in every operand that has it; a partial value
 // passes through an op only where the op is linear in it.
 //
 //===----------------------------------------------------------------------===//

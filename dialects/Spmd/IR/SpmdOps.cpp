@@ -40,9 +40,14 @@ DistAttr weft::spmd::getDist(Value value) {
   } else if (Operation *def = value.getDefiningOp()) {
     if (auto d = def->getAttrOfType<DistAttr>("dist"))
       return d;
-    if (auto local = dyn_cast<LocalOp>(def))
-      return local.getDists()[value.cast<OpResult>().getResultNumber()]
-          .cast<DistAttr>();
+    // A local not yet verified may lack its dists (verifiers of its users
+    // can run first): no distribution then.
+    if (auto local = dyn_cast<LocalOp>(def)) {
+      auto dists = local->getAttrOfType<ArrayAttr>("dists");
+      unsigned r = value.cast<OpResult>().getResultNumber();
+      return dists && r < dists.size() ? dists[r].dyn_cast<DistAttr>()
+                                       : DistAttr();
+    }
   }
   Operation *scope =
       value.getParentBlock() ? value.getParentBlock()->getParentOp() : nullptr;

@@ -8,9 +8,9 @@
 #include "PassSupport.h"
 #include "Spmd/Transforms/Passes.h"
 #include "weft/Support/Error.h"
+#include "weft/Support/FileOutput.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"
-#include "weft/Support/FileOutput.h"
 
 namespace weft::spmd {
 #define GEN_PASS_DEF_DUMPPLAN

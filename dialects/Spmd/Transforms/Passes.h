@@ -1,4 +1,5 @@
-//===- Passes.h - spmd dialect passes -----------------------------*- C++ -*-===//
+//===- Passes.h - spmd dialect passes -----------------------------*- C++
+//-*-===//
 //
 // spmd-synthesize (docs/Synthesis.md), spmd-assign-ratios,
 // spmd-select-collectives, spmd-integerize (docs/Ratios.md) and

@@ -10,9 +10,9 @@
 
 #include "Spmd/Transforms/Pipeline.h"
 #include "Spmd/Transforms/Passes.h"
-#include "weft/Synth/Synthesize.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassRegistry.h"
+#include "weft/Synth/Synthesize.h"
 
 using namespace weft;
 

@@ -5,11 +5,11 @@
 //===----------------------------------------------------------------------===//
 
 #include "weft/Synth/Synthesize.h"
-#include "weft/Baselines/Baselines.h"
-#include "weft/Synth/PlanChoice.h"
 #include "PassSupport.h"
 #include "Spmd/Transforms/Passes.h"
+#include "weft/Baselines/Baselines.h"
 #include "weft/Support/Error.h"
+#include "weft/Synth/PlanChoice.h"
 #include "llvm/Support/FormatVariadic.h"
 
 namespace weft::spmd {
@@ -54,8 +54,7 @@ struct SynthesizePass : public spmd::impl::SynthesizeBase<SynthesizePass> {
       spmd::emitPassError(module, getArgument(), result.takeError());
       return signalPassFailure();
     }
-    auto chosen = choose(module, *spec, options.eval,
-                         std::move(result->plan));
+    auto chosen = choose(module, *spec, options.eval, std::move(result->plan));
     if (!chosen) {
       spmd::emitPassError(module, getArgument(), chosen.takeError());
       return signalPassFailure();
@@ -91,8 +90,7 @@ struct SynthesizePass : public spmd::impl::SynthesizeBase<SynthesizePass> {
         if (!b)
           return b.takeError();
         built.push_back(std::move(*b));
-        candidates.push_back(
-            {baselineName(kind).str(), *built.back().plan});
+        candidates.push_back({baselineName(kind).str(), *built.back().plan});
       }
     auto chosen = choosePlan(std::move(plan), candidates, spec, eval);
     if (!chosen)

@@ -1,11 +1,12 @@
 //===- Evaluator.h - The one place a plan is scored ---------------*- C++
 //-*-===//
 //
-// Prices an `spmd` program on a cluster (docs/Design.md §4, §6; docs/Evaluator.md):
-// per device, the forward and backward compute of every `spmd.local` at the
-// device's shard shapes, the communication of every collective and of its
-// dual (weft/Spmd/Duals.h), each parameter strategy's gradient
-// synchronisation and optimizer step, and peak memory. The step time is
+// Prices an `spmd` program on a cluster (docs/Design.md §4, §6;
+// docs/Evaluator.md): per device, the forward and backward compute of every
+// `spmd.local` at the device's shard shapes, the communication of every
+// collective and of its dual (weft/Spmd/Duals.h), each parameter strategy's
+// gradient synchronisation and optimizer step, and peak memory. The step time
+// is
 //
 //   Σ over steps of (max over devices of compute + max over devices of
 //   communication) + optimizer step

@@ -1,8 +1,8 @@
 //===- PlanRatios.h - Ratio LP, collective choice, integer sizes on a plan
 //-*- C++ -*-===//
 //
-// The three plan-level operations of docs/Design.md §4–5 that the alternation and
-// the spmd passes (spmd-assign-ratios, spmd-select-collectives,
+// The three plan-level operations of docs/Design.md §4–5 that the alternation
+// and the spmd passes (spmd-assign-ratios, spmd-select-collectives,
 // spmd-integerize) run: each reads the plan, prices it with
 // ratioProblemFromPlan and writes the result back. docs/Ratios.md.
 //

@@ -1,4 +1,5 @@
-//===- RatioFromPlan.h - The ratio problem of an spmd plan, and back -*- C++ -*-===//
+//===- RatioFromPlan.h - The ratio problem of an spmd plan, and back -*- C++
+//-*-===//
 //
 // Builds the IR-free RatioProblem (docs/Design.md §5) of an `spmd` plan at its
 // current collective variants, pricing every step exactly as the evaluator

@@ -81,10 +81,9 @@ public:
   /// gradients of `op`'s operands given those of its results in `grads` (a
   /// float result without one counts as zeros). `operandGrads[i]` is
   /// invalid where the op passes no gradient to operand i.
-  llvm::Error
-  gradientsOf(mlir::Operation &op,
-              const llvm::DenseMap<mlir::Value, Tensor> &grads,
-              llvm::SmallVectorImpl<Tensor> &operandGrads) const;
+  llvm::Error gradientsOf(mlir::Operation &op,
+                          const llvm::DenseMap<mlir::Value, Tensor> &grads,
+                          llvm::SmallVectorImpl<Tensor> &operandGrads) const;
   /// Parameter gradients of the last backward pass, by parameter name.
   const llvm::StringMap<Tensor> &getParameterGradients() const {
     return parameterGrads;

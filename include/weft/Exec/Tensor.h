@@ -27,7 +27,6 @@ inline bool isFloatType(ElementType type) {
          type == ElementType::F16;
 }
 
-
 using Shape = llvm::SmallVector<int64_t, 4>;
 
 /// Number of elements of a tensor of `shape` (1 for a scalar).
@@ -67,9 +66,7 @@ public:
   /// The storage. Never null, also for a tensor of no elements (a device
   /// may hold an empty shard): kernels may offset it and pass it to memcpy
   /// with a size of zero.
-  float *floats() {
-    return floatData.empty() ? &noFloat : floatData.data();
-  }
+  float *floats() { return floatData.empty() ? &noFloat : floatData.data(); }
   const float *floats() const {
     return floatData.empty() ? &noFloat : floatData.data();
   }

@@ -1,4 +1,5 @@
-//===- Forms.h - Convex piecewise-linear forms of the ratios ------*- C++ -*-===//
+//===- Forms.h - Convex piecewise-linear forms of the ratios ------*- C++
+//-*-===//
 //
 // Arithmetic on the ratio problem's cost expressions: linear costs and forms
 // (a linear part + Σ max terms), in which the plan's ratio problem

@@ -1,11 +1,12 @@
 //===- Integerize.h - Integer shard sizes (Z3) -------------------*- C++
 //-*-===//
 //
-// Turns LP ratios into integer shard sizes per segment and device (docs/Design.md
-// §5): sizes are multiples of the segment's alignment (and of --align where it
-// divides the extent), sum to the extent, devices of one class differ by at
-// most one alignment unit, and the same objective as the LP is minimised with
-// Z3, starting from a largest-remainder rounding of the LP ratios.
+// Turns LP ratios into integer shard sizes per segment and device
+// (docs/Design.md §5): sizes are multiples of the segment's alignment (and of
+// --align where it divides the extent), sum to the extent, devices of one class
+// differ by at most one alignment unit, and the same objective as the LP is
+// minimised with Z3, starting from a largest-remainder rounding of the LP
+// ratios.
 //
 //===----------------------------------------------------------------------===//
 

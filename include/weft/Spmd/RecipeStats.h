@@ -1,8 +1,8 @@
 //===- RecipeStats.h - All-reduces inside local recipes ------------*- C++
 //-*-===//
 //
-// Some recipes all-reduce statistics inside an spmd.local (docs/Design.md §3.3):
-// a softmax or layer_norm split along its reduced dim, a loss split by
+// Some recipes all-reduce statistics inside an spmd.local (docs/Design.md
+// §3.3): a softmax or layer_norm split along its reduced dim, a loss split by
 // classes, a batch norm with synchronised statistics. The sharding rules
 // declare them (graph::ShardingVariant::allReduces); this header says, for
 // the plan evaluator, the ratio LP and the search alike, which statistics

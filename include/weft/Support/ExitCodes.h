@@ -1,7 +1,8 @@
 //===- ExitCodes.h - Process exit codes shared by all Weft tools -*- C++
 //-*-===//
 //
-// The exit codes of docs/Design.md §10; docs/ExitCodes.md is the user-facing copy.
+// The exit codes of docs/Design.md §10; docs/ExitCodes.md is the user-facing
+// copy.
 //
 //===----------------------------------------------------------------------===//
 

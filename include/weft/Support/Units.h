@@ -1,8 +1,8 @@
 //===- Units.h - Printing quantities with their units ------------*- C++
 //-*-===//
 //
-// Every number a tool prints has a unit (docs/Design.md, conventions). These format a value with
-// a decimal SI prefix and three significant digits.
+// Every number a tool prints has a unit (docs/Design.md, conventions). These
+// format a value with a decimal SI prefix and three significant digits.
 //
 //===----------------------------------------------------------------------===//
 

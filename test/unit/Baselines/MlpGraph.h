@@ -1,4 +1,5 @@
-//===- MlpGraph.h - A small graph program for baseline tests -----*- C++ -*-===//
+//===- MlpGraph.h - A small graph program for baseline tests -----*- C++
+//-*-===//
 
 #ifndef WEFT_TEST_UNIT_BASELINES_MLPGRAPH_H
 #define WEFT_TEST_UNIT_BASELINES_MLPGRAPH_H

@@ -171,9 +171,9 @@ std::string accumulatedMlpPlan(int micro, llvm::StringRef strategy) {
   replace("spmd.version = 2 : i64}",
           "spmd.micro_batches = " + std::to_string(micro) +
               " : i64, spmd.version = 2 : i64}");
-  replace("\"fc1.weight\" {strategy = #spmd.strategy<replicated>}",
-          ("\"fc1.weight\" {strategy = #spmd.strategy<" + strategy + ">}")
-              .str());
+  replace(
+      "\"fc1.weight\" {strategy = #spmd.strategy<replicated>}",
+      ("\"fc1.weight\" {strategy = #spmd.strategy<" + strategy + ">}").str());
   return text;
 }
 

@@ -4,10 +4,10 @@
 // the image is ±1 (and 0), the weights ± a power of two, and some pixels
 // hold 1e-9-sized values, so a conv's sum is an exact multiple plus a
 // residue that depends on the order of addition (1e-9 is absorbed by a
-// running sum ≥ 1/16, kept by a running sum of 0). Random plans on random meshes split the convolutions
-// along input channels and the classifier along its contraction, so their
-// partial sums are added in other orders than in the reference and ReLU
-// inputs land on the other side of 0.
+// running sum ≥ 1/16, kept by a running sum of 0). Random plans on random
+// meshes split the convolutions along input channels and the classifier along
+// its contraction, so their partial sums are added in other orders than in the
+// reference and ReLU inputs land on the other side of 0.
 //
 //  - With ties at kinks resolved (the default), every case agrees.
 //  - Without, some cases disagree (the family does reach kinks), and the
@@ -110,12 +110,15 @@ std::string cnnText(uint64_t seed, bool kinky) {
                                 b)
                       .str();
   s += parameter("image", {b, c0, 4, 4}, draw(b * c0 * 16, true, 1.0f));
-  s += parameter("conv1.weight", {c1, c0, 3, 3}, draw(c1 * c0 * 9, false, 0.5f));
-  s += parameter("conv2.weight", {c1, c1, 3, 3}, draw(c1 * c1 * 9, false, 0.125f));
+  s +=
+      parameter("conv1.weight", {c1, c0, 3, 3}, draw(c1 * c0 * 9, false, 0.5f));
+  s += parameter("conv2.weight", {c1, c1, 3, 3},
+                 draw(c1 * c1 * 9, false, 0.125f));
   s += parameter("fc1.weight", {c1, k}, draw(c1 * k, false, 0.25f));
   s += parameter("fc2.weight", {k, 3}, draw(k * 3, false, 0.25f));
-  s += llvm::formatv(
-           R"(  %c1 = graph.conv2d %image, %conv1_w {0} : ({1}, {2}) -> {3} loc("conv1")
+  s +=
+      llvm::formatv(
+          R"(  %c1 = graph.conv2d %image, %conv1_w {0} : ({1}, {2}) -> {3} loc("conv1")
   %r1 = graph.relu %c1 : {3} loc("relu1")
   %c2 = graph.conv2d %r1, %conv2_w {0} : ({3}, {4}) -> {3} loc("conv2")
   %r2 = graph.relu %c2 : {3} loc("relu2")
@@ -130,9 +133,9 @@ std::string cnnText(uint64_t seed, bool kinky) {
   return %l : tensor<f32>
 }
 )",
-           conv, img, tensorType({c1, c0, 3, 3}), a1, tensorType({c1, c1, 3, 3}),
-           a2, g, f, tensorType({c1, k}), h, tensorType({k, 3}), o, b)
-           .str();
+          conv, img, tensorType({c1, c0, 3, 3}), a1, tensorType({c1, c1, 3, 3}),
+          a2, g, f, tensorType({c1, k}), h, tensorType({k, 3}), o, b)
+          .str();
   return s;
 }
 
@@ -195,9 +198,9 @@ TEST_F(KinkPropertyTest, ContractionSplitsMeetRelus) {
     ASSERT_TRUE(bool(r)) << llvm::toString(r.takeError());
     ++cases;
     EXPECT_TRUE(r->agree) << "seed " << seed << ": "
-                          << (r->mismatch ? r->mismatch->op + ", " +
-                                                r->mismatch->tensor
-                                          : std::string());
+                          << (r->mismatch
+                                  ? r->mismatch->op + ", " + r->mismatch->tensor
+                                  : std::string());
     ties += r->tiesResolved;
     tieCases += r->tiesResolved > 0;
     // Without the ties: a false alarm, located at a piecewise op.

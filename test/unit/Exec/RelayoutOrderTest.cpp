@@ -57,9 +57,10 @@ std::string segmentText(int64_t id, llvm::ArrayRef<int64_t> sizes) {
     extent += s;
     list += (list.empty() ? "" : ", ") + std::to_string(s);
   }
-  return llvm::formatv("#spmd.segment<id = {0}, extent = {1}, ratios = [{2:e16}], "
-                       "sizes = [{3}]>",
-                       id, extent, 1.0 / double(sizes.size()), list)
+  return llvm::formatv(
+             "#spmd.segment<id = {0}, extent = {1}, ratios = [{2:e16}], "
+             "sizes = [{3}]>",
+             id, extent, 1.0 / double(sizes.size()), list)
       .str();
 }
 
@@ -81,10 +82,10 @@ Case makeCase(mlir::MLIRContext &ctx, uint64_t seed) {
   std::vector<int64_t> sizes = randomSizes(rng, n, extent);
   std::vector<int64_t> other = randomSizes(rng, n, 5);
   c.dim = rng() % 2;
-  std::string text = "module attributes {spmd.mesh = " +
-                     meshText(nodes, local) + ", spmd.segments = [" +
-                     segmentText(0, sizes) + ", " + segmentText(1, other) +
-                     "]} {}";
+  std::string text =
+      "module attributes {spmd.mesh = " + meshText(nodes, local) +
+      ", spmd.segments = [" + segmentText(0, sizes) + ", " +
+      segmentText(1, other) + "]} {}";
   c.module = mlir::parseSourceString<mlir::ModuleOp>(text, &ctx);
   auto g = ShardGeometry::get(*c.module);
   if (!g) {
@@ -97,10 +98,10 @@ Case makeCase(mlir::MLIRContext &ctx, uint64_t seed) {
   for (size_t i = 0; i < values.size(); ++i)
     values[i] = float(i) + 1;
   c.whole = Tensor::fromFloats(shape, values);
-  c.describe = llvm::formatv("seed {0}: mesh {1}x{2}, dim {3}, sizes [{4}]",
-                             seed, nodes, local, c.dim,
-                             llvm::make_range(sizes.begin(), sizes.end()))
-                   .str();
+  c.describe =
+      llvm::formatv("seed {0}: mesh {1}x{2}, dim {3}, sizes [{4}]", seed, nodes,
+                    local, c.dim, llvm::make_range(sizes.begin(), sizes.end()))
+          .str();
   return c;
 }
 
@@ -135,13 +136,13 @@ std::vector<Tensor> step(const Case &c, const std::vector<Tensor> &in,
                          DistAttr from, DistAttr to, unsigned axis,
                          Exchange how, bool mustNest, Tally &tally,
                          llvm::StringRef what) {
-  std::vector<Tensor> out = exchange(c.geo, c.whole.getShape(),
-                                     ElementType::F32, in, from, to,
-                                     1u << axis, how);
+  std::vector<Tensor> out =
+      exchange(c.geo, c.whole.getShape(), ElementType::F32, in, from, to,
+               1u << axis, how);
   bool ok = exact(c, out, to);
-  bool refused = unreachableDevice(c.geo, c.whole.getShape(), from, to,
-                                   1u << axis, how)
-                     .has_value();
+  bool refused =
+      unreachableDevice(c.geo, c.whole.getShape(), from, to, 1u << axis, how)
+          .has_value();
   EXPECT_NE(ok, refused) << c.describe << ": " << what.str()
                          << (ok ? " exact but refused" : " wrong but accepted");
   if (mustNest)
@@ -228,8 +229,8 @@ TEST(RelayoutOrderTest, PlannedRelayoutsNest) {
                                          s.after, 1u << s.axis, how))
               << c.describe << ": " << toString(s.kind).str() << " on axis "
               << s.axis;
-          v = exchange(c.geo, c.whole.getShape(), ElementType::F32, v,
-                       s.before, s.after, 1u << s.axis, how);
+          v = exchange(c.geo, c.whole.getShape(), ElementType::F32, v, s.before,
+                       s.after, 1u << s.axis, how);
         }
         EXPECT_TRUE(exact(c, v, to)) << c.describe;
         ++planned;
@@ -262,7 +263,8 @@ func.func @main(%x: tensor<4x6xf32> {graph.input = "x"}) -> tensor<f32> {
     %w1 = spmd.shard %w0 {axis = )" +
            first + R"( : i64} : tensor<6x5xf32> -> #spmd.dist<)" + mid + R"(>
     %w = spmd.shard %w1 {axis = )" +
-           second + R"( : i64} : tensor<6x5xf32> -> #spmd.dist<[gather(0, 0), gather(0, 0)]>
+           second +
+           R"( : i64} : tensor<6x5xf32> -> #spmd.dist<[gather(0, 0), gather(0, 0)]>
     %h = spmd.local(%x, %w) {variant = "matmul.split-contraction, matmul.split-contraction", dists = [#spmd.dist<[sum, sum]>]} : (tensor<4x6xf32>, tensor<6x5xf32>) -> tensor<4x5xf32> {
     ^bb0(%a: tensor<4x6xf32>, %c: tensor<6x5xf32>):
       %v = graph.matmul %a, %c : (tensor<4x6xf32>, tensor<6x5xf32>) -> tensor<4x5xf32> loc("fc")

@@ -11,8 +11,8 @@ using namespace weft::sched::test;
 
 namespace {
 std::unique_ptr<TableOracle> gavelOracle() {
-  auto oracle = TableOracle::load(WEFT_DATA_DIR
-                                  "/gavel/simulation_throughputs.json");
+  auto oracle =
+      TableOracle::load(WEFT_DATA_DIR "/gavel/simulation_throughputs.json");
   EXPECT_TRUE(bool(oracle));
   return std::move(*oracle);
 }

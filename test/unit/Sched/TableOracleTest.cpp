@@ -53,8 +53,8 @@ TEST(TableOracle, BadJsonNamesTheFile) {
 }
 
 TEST(TableOracle, ReadsGavelSimulationTable) {
-  auto oracle = TableOracle::load(WEFT_DATA_DIR
-                                  "/gavel/simulation_throughputs.json");
+  auto oracle =
+      TableOracle::load(WEFT_DATA_DIR "/gavel/simulation_throughputs.json");
   ASSERT_TRUE(bool(oracle)) << message(oracle.takeError());
   EXPECT_EQ((*oracle)->jobTypes().size(), 26u);
   EXPECT_EQ((*oracle)->gpuTypes(),

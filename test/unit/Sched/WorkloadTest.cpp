@@ -68,11 +68,10 @@ TEST(GavelTrace, UnknownJobTypeListsKnownOnes) {
 }
 
 TEST(GavelTrace, ReadsSharedTraces) {
-  auto oracle = TableOracle::load(WEFT_DATA_DIR
-                                  "/gavel/simulation_throughputs.json");
+  auto oracle =
+      TableOracle::load(WEFT_DATA_DIR "/gavel/simulation_throughputs.json");
   ASSERT_TRUE(bool(oracle));
-  const char *msrPath =
-      WEFT_DATA_DIR "/gavel/traces/msr_seed0_0e4a51.trace";
+  const char *msrPath = WEFT_DATA_DIR "/gavel/traces/msr_seed0_0e4a51.trace";
   // The msr trace asks for 4 GPUs for Recommendation, measured on 1 only.
   auto strict = loadTrace(msrPath, **oracle);
   ASSERT_FALSE(bool(strict));
@@ -82,10 +81,9 @@ TEST(GavelTrace, ReadsSharedTraces) {
   auto msr = loadTrace(msrPath, **oracle);
   ASSERT_TRUE(bool(msr)) << message(msr.takeError());
   EXPECT_EQ(msr->jobs.size(), 1181u);
-  auto physical =
-      loadTrace(WEFT_DATA_DIR
-                "/gavel/traces/physical_cluster_artifact_evaluation.trace",
-                **oracle);
+  auto physical = loadTrace(
+      WEFT_DATA_DIR "/gavel/traces/physical_cluster_artifact_evaluation.trace",
+      **oracle);
   ASSERT_TRUE(bool(physical)) << message(physical.takeError());
   EXPECT_EQ(physical->jobs.size(), 15u);
   for (unsigned i = 1; i < msr->jobs.size(); ++i)
@@ -154,8 +152,8 @@ TEST(Generator, ParsesSpec) {
 }
 
 TEST(Generator, FollowsGavelsDistributions) {
-  auto oracle = TableOracle::load(WEFT_DATA_DIR
-                                  "/gavel/simulation_throughputs.json");
+  auto oracle =
+      TableOracle::load(WEFT_DATA_DIR "/gavel/simulation_throughputs.json");
   ASSERT_TRUE(bool(oracle));
   GeneratorParams params;
   params.ratePerHour = 4;

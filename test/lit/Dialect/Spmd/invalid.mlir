@@ -455,3 +455,21 @@ func.func @no_mesh(%x: tensor<4xf32>) {
   %r = spmd.recv {peer = 0 : i64} : tensor<4xf32> -> #spmd.dist<[id]>
   return
 }
+
+// -----
+
+// A local without its dists feeding a collective (found by fuzzing: the
+// collective's verifier read the missing attribute).
+module attributes {
+  spmd.mesh = #spmd.mesh<local = [2], classes = [
+    #spmd.device_class<type = "V100", peak_gflops = 15700, memory_mb = 16000, nodes = [0, 1]>]>} {
+  func.func @local_without_dists(%x: tensor<4xf32>) {
+    %r = spmd.local (%x) {variant = "v"} : (tensor<4xf32>) -> tensor<4xf32> {
+    ^bb0(%a: tensor<4xf32>):
+      spmd.yield %a : tensor<4xf32>
+    }
+    // expected-error @+1 {{input has no distribution}}
+    %s = spmd.all_reduce %r {axis = 0 : i64} : tensor<4xf32> -> #spmd.dist<[id, id]>
+    return
+  }
+}
