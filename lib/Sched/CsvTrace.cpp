@@ -12,6 +12,8 @@
 #include "weft/Support/Error.h"
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringExtras.h"
+#include <cmath>
+#include <limits>
 #include <map>
 
 using namespace weft;
@@ -85,10 +87,14 @@ llvm::Expected<Workload> sched::parseCsvTrace(StringRef text,
     double gpus = 0, steps = 0, duration = 0, deadline = 0;
     if (auto err = number("gpus", gpus, true, false))
       return std::move(err);
-    job.scale = unsigned(gpus);
-    if (job.scale != gpus)
-      return badInput("{0}: field 'gpus': found '{1}', expected an integer",
+    // Checked before the conversion: a double beyond unsigned's range has
+    // no unsigned value.
+    if (gpus > double(std::numeric_limits<uint32_t>::max()) ||
+        gpus != std::floor(gpus))
+      return badInput("{0}: field 'gpus': found '{1}', expected an integer "
+                      "number of GPUs",
                       where, get("gpus"));
+    job.scale = unsigned(gpus);
     if (auto err = number("arrival_s", job.arrivalS, false, false))
       return std::move(err);
     if (auto err = number("steps", steps, true, true))
