@@ -80,6 +80,33 @@ ZooOptions zoo::defaultZooOptions(ZooModelKind kind) {
   return o;
 }
 
+llvm::ArrayRef<llvm::StringRef> zoo::zooSizeFlags(ZooModelKind kind) {
+  static const llvm::StringRef mlp[] = {"layers", "hidden", "classes"};
+  // VGG19's depth is its name.
+  static const llvm::StringRef vgg[] = {"image", "classes"};
+  static const llvm::StringRef vit[] = {"layers", "hidden", "heads",
+                                        "ffn",    "image",  "classes"};
+  static const llvm::StringRef text[] = {"layers", "hidden", "heads",
+                                         "ffn",    "seq",    "vocab"};
+  static const llvm::StringRef moe[] = {"layers", "hidden", "heads",
+                                        "ffn",    "seq",    "vocab",
+                                        "experts", "capacity-factor"};
+  switch (kind) {
+  case ZooModelKind::Mlp:
+    return mlp;
+  case ZooModelKind::Vgg19:
+    return vgg;
+  case ZooModelKind::Vit:
+    return vit;
+  case ZooModelKind::Bert:
+  case ZooModelKind::Gpt:
+    return text;
+  case ZooModelKind::BertMoe:
+    return moe;
+  }
+  return {};
+}
+
 /// The largest size a flag may take.
 static constexpr int64_t kMaxSize = int64_t(1) << 24;
 

@@ -6,6 +6,7 @@
 
 #include "weft/Support/Error.h"
 #include "weft/Zoo/Zoo.h"
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/Format.h"
 #include "llvm/Support/InitLLVM.h"
@@ -129,6 +130,15 @@ static Expected<ZooOptions> optionsFromFlags() {
       {&ffn, &o.ffn},         {&seq, &o.seq},       {&vocab, &o.vocab},
       {&experts, &o.experts}, {&image, &o.image},   {&classes, &o.classes},
       {&batch, &fixedBatch}};
+  // A size the family does not read would be silently ignored.
+  for (const cl::opt<std::string> *flag :
+       {&layers, &hidden, &heads, &ffn, &seq, &vocab, &experts, &image,
+        &classes, &capacityFactor})
+    if (flag->getNumOccurrences() &&
+        !llvm::is_contained(zooSizeFlags(*kind), flag->ArgStr))
+      return badInput("--{0} does not apply to {1} (it takes --{2})",
+                      flag->ArgStr, zooModelName(*kind),
+                      llvm::join(zooSizeFlags(*kind), ", --"));
   for (auto [flag, field] : sizes)
     if (Error err = override(*flag, *field))
       return err;

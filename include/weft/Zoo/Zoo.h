@@ -57,6 +57,10 @@ struct ZooOptions {
 /// The defaults of a family (docs/Setups.md sizes).
 ZooOptions defaultZooOptions(ZooModelKind kind);
 
+/// The size options a family reads, by their weft-zoo flag names ("layers",
+/// "hidden", ...); the others do not change its model.
+llvm::ArrayRef<llvm::StringRef> zooSizeFlags(ZooModelKind kind);
+
 /// Checks sizes: positive, hidden divisible by heads, image divisible by the
 /// patch or pooling factor, and so on. Returns a bad-input error otherwise.
 llvm::Error validateZooOptions(const ZooOptions &options);
