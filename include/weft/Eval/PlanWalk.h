@@ -11,9 +11,8 @@
 // prices in seconds (lib/Eval/Evaluator.cpp), the plan's ratio problem in
 // linear forms of the ratios (lib/Eval/RatioFromPlan.cpp). docs/Evaluator.md.
 //
-// A Domain provides:
-//   using Bytes, Time;       per-device quantities (double, or a form)
-//   using Times = std::vector<Time>;
+// A Domain derives from DomainBase<Bytes, Time> (per-device quantities: a
+// double, or a form of the ratios) and provides:
 //   Bytes bytesOf(Value v, DistAttr dist, unsigned d);   shard bytes on d
 //   Bytes elementsOf(RankedTensorType t, DistAttr dist, unsigned d);
 //   Bytes syncBytes(const Bytes &elements, const StrategyCost &cost);
