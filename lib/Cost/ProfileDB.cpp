@@ -157,11 +157,19 @@ static llvm::Error readCollectives(const llvm::json::Array &array,
     CollectiveSample c;
     c.device = r.string("device");
     c.collective = r.string("collective");
-    c.devices = static_cast<unsigned>(r.positive("devices"));
+    double devices = r.positive("devices");
     c.bytes = r.positive("bytes");
     c.seconds = r.positive("seconds");
     if (!r.error.empty())
       return badInput("{0}", r.error);
+    // Checked before the conversion: beyond unsigned's range a count has
+    // no unsigned value.
+    if (devices > double(std::numeric_limits<uint32_t>::max()) ||
+        devices != std::floor(devices))
+      return badInput("{0}: field 'devices' must be a whole number of "
+                      "devices, got {1:e}",
+                      where, devices);
+    c.devices = static_cast<unsigned>(devices);
     db.collectives.push_back(std::move(c));
   }
   return llvm::Error::success();
