@@ -20,7 +20,59 @@ bool import::isConstantInitializer(const onnx::TensorProto &t) {
   return isFloat ? n <= 1 : n <= 64;
 }
 
+/// ONNX's shape inference of convolutions and pools reads the spatial
+/// attributes by the kernel's rank without checking them against the
+/// input's (found by fuzzing: a crash inside libonnx). Where both ranks are
+/// declared (graph inputs, initializers) they are checked here first.
+static llvm::Error checkConvPoolRanks(const onnx::GraphProto &graph) {
+  llvm::StringMap<int64_t> rank;
+  for (const onnx::ValueInfoProto &vi : graph.input())
+    if (vi.type().has_tensor_type() && vi.type().tensor_type().has_shape())
+      rank[vi.name()] = vi.type().tensor_type().shape().dim_size();
+  for (const onnx::TensorProto &t : graph.initializer())
+    rank[t.name()] = t.dims_size();
+  for (const onnx::NodeProto &node : graph.node()) {
+    llvm::StringRef op = node.op_type();
+    bool conv = op == "Conv" || op == "ConvTranspose";
+    bool pool = op == "MaxPool" || op == "AveragePool" || op == "LpPool";
+    if ((!conv && !pool) || node.input_size() < 1)
+      continue;
+    auto inputRank = [&](int i) -> int64_t {
+      if (node.input_size() <= i)
+        return -1;
+      auto it = rank.find(node.input(i));
+      return it == rank.end() ? -1 : it->second;
+    };
+    int64_t x = inputRank(0), w = conv ? inputRank(1) : -1;
+    int64_t spatial = w >= 0 ? w - 2 : x >= 0 ? x - 2 : -1;
+    auto bad = [&](const llvm::Twine &why) {
+      return badInput("{0} '{1}': {2}", op, node.name(), why.str());
+    };
+    if (conv && x >= 0 && w >= 0 && x != w)
+      return bad("input of rank " + llvm::Twine(x) + " but kernel of rank " +
+                 llvm::Twine(w));
+    if (spatial < 1)
+      continue;
+    for (const onnx::AttributeProto &a : node.attribute()) {
+      llvm::StringRef name = a.name();
+      int64_t want = name == "pads" ? 2 * spatial
+                     : name == "kernel_shape" || name == "strides" ||
+                             name == "dilations"
+                         ? spatial
+                         : -1;
+      if (want >= 0 && a.ints_size() != want)
+        return bad("attribute '" + name + "' has " +
+                   llvm::Twine(a.ints_size()) + " values, expected " +
+                   llvm::Twine(want) + " for " + llvm::Twine(spatial) +
+                   " spatial dims");
+    }
+  }
+  return llvm::Error::success();
+}
+
 llvm::Error import::inferShapes(onnx::ModelProto &model) {
+  if (auto err = checkConvPoolRanks(model.graph()))
+    return err;
   try {
     onnx::ShapeInferenceOptions inference(/*check_type_val=*/true,
                                           /*strict_mode_val=*/0,
