@@ -55,11 +55,11 @@ static llvm::Error checkConvPoolRanks(const onnx::GraphProto &graph) {
       continue;
     for (const onnx::AttributeProto &a : node.attribute()) {
       llvm::StringRef name = a.name();
-      int64_t want = name == "pads" ? 2 * spatial
-                     : name == "kernel_shape" || name == "strides" ||
-                             name == "dilations"
-                         ? spatial
-                         : -1;
+      int64_t want =
+          name == "pads" ? 2 * spatial
+          : name == "kernel_shape" || name == "strides" || name == "dilations"
+              ? spatial
+              : -1;
       if (want >= 0 && a.ints_size() != want)
         return bad("attribute '" + name + "' has " +
                    llvm::Twine(a.ints_size()) + " values, expected " +

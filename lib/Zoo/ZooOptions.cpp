@@ -88,9 +88,9 @@ llvm::ArrayRef<llvm::StringRef> zoo::zooSizeFlags(ZooModelKind kind) {
                                         "ffn",    "image",  "classes"};
   static const llvm::StringRef text[] = {"layers", "hidden", "heads",
                                          "ffn",    "seq",    "vocab"};
-  static const llvm::StringRef moe[] = {"layers", "hidden", "heads",
-                                        "ffn",    "seq",    "vocab",
-                                        "experts", "capacity-factor"};
+  static const llvm::StringRef moe[] = {
+      "layers", "hidden", "heads",   "ffn",
+      "seq",    "vocab",  "experts", "capacity-factor"};
   switch (kind) {
   case ZooModelKind::Mlp:
     return mlp;
