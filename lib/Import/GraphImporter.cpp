@@ -439,13 +439,35 @@ llvm::Expected<mlir::OwningOpRef<mlir::ModuleOp>> GraphImporter::run() {
   for (const auto &node : model.graph().node())
     if (auto err = importNode(node))
       return std::move(err);
-  auto loss = findLoss();
-  if (!loss)
-    return loss.takeError();
-  builder.create<mlir::func::ReturnOp>(nameLoc("loss"), *loss);
+  llvm::SmallVector<mlir::Value> results;
+  llvm::SmallVector<llvm::StringRef> outputNames;
+  if (options.allOutputs) {
+    // A forward-only program: every graph output in order, no loss.
+    for (const auto &out : model.graph().output()) {
+      auto it = types.find(out.name());
+      if (it != types.end() && !it->second->has_tensor_type())
+        return badInput("output '{0}' is not a tensor (a sequence, map or "
+                        "optional); a forward program returns tensors only",
+                        out.name());
+      auto value = valueOf(out.name());
+      if (!value)
+        return value.takeError();
+      results.push_back(*value);
+      outputNames.push_back(out.name());
+    }
+  } else {
+    auto loss = findLoss();
+    if (!loss)
+      return loss.takeError();
+    results.push_back(*loss);
+  }
+  builder.create<mlir::func::ReturnOp>(
+      nameLoc(options.allOutputs ? "outputs" : "loss"), results);
   auto func = llvm::cast<mlir::func::FuncOp>(body->getParentOp());
   func.setFunctionType(builder.getFunctionType(
-      func.getArgumentTypes(), mlir::TypeRange{loss->getType()}));
+      func.getArgumentTypes(), mlir::ValueRange(results).getTypes()));
+  for (auto [i, name] : llvm::enumerate(outputNames))
+    func.setResultAttr(i, "graph.output", builder.getStringAttr(name));
   removeDeadOps();
   hoistLeaves();
 

@@ -27,6 +27,12 @@ int main(int argc, char **argv) {
       cl::desc("Import an ONNX model (.onnx or .onnxtext) into the graph "
                "dialect"),
       cl::cat(category));
+  cl::opt<bool> forward(
+      "forward",
+      cl::desc("With --import-onnx: @main returns every graph output, in "
+               "order, instead of a scalar loss (a forward-only program for "
+               "weft-run --forward)"),
+      cl::cat(category));
   ImportFlags flags(category);
   mlir::registerAsmPrinterCLOptions();
   cl::HideUnrelatedOptions(category);
@@ -43,6 +49,11 @@ int main(int argc, char **argv) {
   auto options = flags.resolve(/*numDevices=*/1);
   if (!options)
     return reportError("weft-translate", options.takeError());
+  if (forward && flags.loss.getNumOccurrences())
+    return reportError("weft-translate",
+                       badInput("--loss adds a training loss; --forward "
+                                "returns the outputs instead: give one"));
+  options->allOutputs = forward;
   mlir::MLIRContext context;
   auto module = importOnnxFile(context, input, *options);
   if (!module)

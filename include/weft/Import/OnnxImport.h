@@ -38,6 +38,10 @@ struct ImportOptions {
   /// Fuse the erf form of GELU into graph.gelu after import
   /// (graph-fuse-gelu; false: --no-fuse).
   bool fuse = true;
+  /// Return every graph output from @main, in order (result attribute
+  /// `graph.output` = its name), instead of a scalar loss: a forward-only
+  /// program for `weft-run --forward`. No loss is needed.
+  bool allOutputs = false;
 };
 
 /// Facts about the import that tools report.
