@@ -6,6 +6,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "OnnxModel.h"
+#include "OpsetBridge.h"
 #include "ShapeFolding.h"
 #include "onnx/checker.h"
 #include "onnx/defs/parser.h"
@@ -261,17 +262,32 @@ llvm::Error import::prepareOnnxModel(onnx::ModelProto &model,
   }
   bindSymbols(*model.mutable_graph(), symbols);
 
+  auto bridged = bridgeToCheckerOpset(model);
+  if (!bridged)
+    return bridged.takeError();
+  report.bridgedNodes = *bridged;
+
   try {
     onnx::checker::check_model(model);
   } catch (const std::exception &e) {
     return badInput("the model fails ONNX's checker: {0}",
                     llvm::StringRef(e.what()).trim());
   }
-  if (auto err = inferShapes(model))
-    return err;
-  auto folded = foldShapeComputations(model);
-  if (!folded)
-    return folded.takeError();
-  report.foldedNodes += *folded;
+  // Bridged ops (OpsetBridge.h) have no schema: each round types the
+  // results of those whose inputs the last round typed, and folding can
+  // reveal more. A chain of n such ops needs n rounds.
+  bool typed;
+  do {
+    do {
+      if (auto err = inferShapes(model))
+        return err;
+    } while (typeBridgedOutputs(model));
+    auto folded = foldShapeComputations(model);
+    if (!folded)
+      return folded.takeError();
+    report.foldedNodes += *folded;
+    typed = typeBridgedOutputs(model);
+  } while (typed);
+  restoreBridgedOps(model);
   return llvm::Error::success();
 }

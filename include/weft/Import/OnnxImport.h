@@ -59,6 +59,8 @@ struct ImportReport {
   std::string lossName;
   /// Number of ONNX nodes folded into constants (shape computations).
   unsigned foldedNodes = 0;
+  /// Nodes rewritten from opset 18+ forms into opset-17 ones (OpsetBridge).
+  unsigned bridgedNodes = 0;
   /// Number of GELU chains fused into graph.gelu.
   unsigned fusedGelus = 0;
   /// The batch option set the (symbolic) batch dim of an input: the model

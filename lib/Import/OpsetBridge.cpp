@@ -1,0 +1,396 @@
+//===- OpsetBridge.cpp - Opset 18+ models for an opset-17 checker ---------===//
+//
+// See OpsetBridge.h. Every rewrite here keeps the node's meaning; a form
+// whose meaning opset 17 cannot carry is reported, never approximated.
+//
+//===----------------------------------------------------------------------===//
+
+#include "OpsetBridge.h"
+#include "ConstTensor.h"
+#include "onnx/defs/schema.h"
+#include "weft/Support/Error.h"
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/StringMap.h"
+#include "llvm/ADT/StringSet.h"
+#include "llvm/ADT/StringSwitch.h"
+
+using namespace weft;
+using namespace weft::import;
+
+namespace {
+
+/// Ops whose opset-18 form takes the reduction axes as an input.
+bool takesAxesInputSince18(llvm::StringRef op) {
+  return llvm::StringSwitch<bool>(op)
+      .Cases("ReduceL1", "ReduceL2", "ReduceLogSum", "ReduceLogSumExp", true)
+      .Cases("ReduceMax", "ReduceMean", "ReduceMin", "ReduceProd", true)
+      .Case("ReduceSumSquare", true)
+      .Default(false);
+}
+
+/// Ops newer than opset 17 whose first result has the shape and element
+/// type of their first input.
+bool isShapePreservingNewOp(llvm::StringRef op) {
+  return llvm::StringSwitch<bool>(op)
+      .Cases("Gelu", "Mish", "GroupNormalization", "RMSNormalization", true)
+      .Cases("Swish", "RotaryEmbedding", true)
+      .Default(false);
+}
+
+/// Names of the element types that IR 9 and later added (the linked
+/// library's enum stops at BFLOAT16 = 16).
+const char *newElementTypeName(int32_t type) {
+  switch (type) {
+  case 17:
+    return "FLOAT8E4M3FN";
+  case 18:
+    return "FLOAT8E4M3FNUZ";
+  case 19:
+    return "FLOAT8E5M2";
+  case 20:
+    return "FLOAT8E5M2FNUZ";
+  case 21:
+    return "UINT4";
+  case 22:
+    return "INT4";
+  case 23:
+    return "FLOAT4E2M1";
+  default:
+    return type > 16 ? "a type newer than BFLOAT16" : nullptr;
+  }
+}
+
+std::string nodeName(const onnx::NodeProto &node) {
+  return node.name().empty() ? node.output_size() ? node.output(0) : "?"
+                             : node.name();
+}
+
+class Bridge {
+public:
+  Bridge(onnx::ModelProto &model, int64_t opset)
+      : model(model), graph(*model.mutable_graph()), opset(opset) {}
+
+  llvm::Expected<unsigned> run();
+
+private:
+  llvm::Error checkElementTypes() const;
+  llvm::Error checkFunctions();
+  llvm::Error rewrite(onnx::NodeProto &node);
+  llvm::Error reductionAxes(onnx::NodeProto &node);
+  llvm::Error
+  dropDefault(onnx::NodeProto &node, llvm::StringRef attr,
+              llvm::function_ref<bool(const onnx::AttributeProto &)> isDefault);
+  llvm::Error unsupportedForm(const onnx::NodeProto &node,
+                              llvm::StringRef form) const;
+  void removeAttribute(onnx::NodeProto &node, llvm::StringRef name);
+  const onnx::AttributeProto *attribute(const onnx::NodeProto &node,
+                                        llvm::StringRef name) const;
+  std::optional<std::vector<int64_t>> constantInts(llvm::StringRef name) const;
+
+  onnx::ModelProto &model;
+  onnx::GraphProto &graph;
+  int64_t opset;
+  unsigned changed = 0;
+  /// Constant tensors of the graph: initializers and Constant nodes.
+  llvm::StringMap<const onnx::TensorProto *> constants;
+  llvm::StringMap<std::vector<int64_t>> constantIntLists;
+};
+
+} // namespace
+
+llvm::Error Bridge::unsupportedForm(const onnx::NodeProto &node,
+                                    llvm::StringRef form) const {
+  return badInput("unsupported form of ONNX op '{0}' (node '{1}', opset "
+                  "{2}): {3}; see docs/Import.md",
+                  node.op_type(), nodeName(node), opset, form);
+}
+
+const onnx::AttributeProto *Bridge::attribute(const onnx::NodeProto &node,
+                                              llvm::StringRef name) const {
+  for (const auto &a : node.attribute())
+    if (a.name() == name)
+      return &a;
+  return nullptr;
+}
+
+void Bridge::removeAttribute(onnx::NodeProto &node, llvm::StringRef name) {
+  auto *attrs = node.mutable_attribute();
+  for (int i = attrs->size() - 1; i >= 0; --i)
+    if (attrs->Get(i).name() == name)
+      attrs->DeleteSubrange(i, 1);
+}
+
+llvm::Error Bridge::dropDefault(
+    onnx::NodeProto &node, llvm::StringRef attr,
+    llvm::function_ref<bool(const onnx::AttributeProto &)> isDefault) {
+  const onnx::AttributeProto *a = attribute(node, attr);
+  if (!a)
+    return llvm::Error::success();
+  if (!isDefault(*a))
+    return unsupportedForm(node, "attribute '" + attr.str() +
+                                     "' at a value opset 17 cannot express");
+  removeAttribute(node, attr);
+  ++changed;
+  return llvm::Error::success();
+}
+
+std::optional<std::vector<int64_t>>
+Bridge::constantInts(llvm::StringRef name) const {
+  auto list = constantIntLists.find(name);
+  if (list != constantIntLists.end())
+    return list->second;
+  auto it = constants.find(name);
+  if (it == constants.end())
+    return std::nullopt;
+  auto tensor = readTensor(*it->second);
+  if (!tensor || !tensor->isInteger())
+    return std::nullopt;
+  return tensor->asInts();
+}
+
+llvm::Error Bridge::reductionAxes(onnx::NodeProto &node) {
+  std::optional<std::vector<int64_t>> axes;
+  if (node.input_size() > 1 && !node.input(1).empty()) {
+    axes = constantInts(node.input(1));
+    if (!axes)
+      return unsupportedForm(node, "reduction axes computed at run time");
+    node.mutable_input()->DeleteSubrange(1, node.input_size() - 1);
+  }
+  const onnx::AttributeProto *noop = attribute(node, "noop_with_empty_axes");
+  bool keepInput = noop && noop->i() != 0;
+  removeAttribute(node, "noop_with_empty_axes");
+  if ((!axes || axes->empty()) && keepInput) {
+    // No axes and "do nothing when none are given": the input itself.
+    node.set_op_type("Identity");
+    node.clear_attribute();
+  } else if (axes && !axes->empty()) {
+    auto *attr = node.add_attribute();
+    attr->set_name("axes");
+    attr->set_type(onnx::AttributeProto::INTS);
+    for (int64_t a : *axes)
+      attr->add_ints(a);
+  }
+  ++changed;
+  return llvm::Error::success();
+}
+
+llvm::Error Bridge::rewrite(onnx::NodeProto &node) {
+  if (!node.domain().empty() && node.domain() != "ai.onnx")
+    return llvm::Error::success();
+  llvm::StringRef op = node.op_type();
+  auto isZero = [](const onnx::AttributeProto &a) { return a.i() == 0; };
+  auto allOnes = [](const onnx::AttributeProto &a) {
+    return llvm::all_of(a.ints(), [](int64_t v) { return v == 1; });
+  };
+
+  if (opset >= 18 && takesAxesInputSince18(op))
+    return reductionAxes(node);
+  if (op == "Split") {
+    // Opset 18's num_outputs says what the output count already says; an
+    // uneven split is then reported by shape inference.
+    if (attribute(node, "num_outputs")) {
+      removeAttribute(node, "num_outputs");
+      ++changed;
+    }
+    return llvm::Error::success();
+  }
+  if (op == "Pad") {
+    if (node.input_size() > 3 && !node.input(3).empty())
+      return unsupportedForm(node, "padding over chosen axes (input 'axes')");
+    if (const auto *mode = attribute(node, "mode"); mode && mode->s() == "wrap")
+      return unsupportedForm(node, "mode 'wrap'");
+    return llvm::Error::success();
+  }
+  if (op == "AveragePool")
+    return dropDefault(node, "dilations", allOnes);
+  if (op == "LpPool")
+    return dropDefault(node, "ceil_mode", isZero);
+  if (op == "Cast" || op == "CastLike") {
+    // 'saturate' only affects float8 targets, which are rejected anyway.
+    if (attribute(node, "saturate")) {
+      removeAttribute(node, "saturate");
+      ++changed;
+    }
+    if (const auto *to = attribute(node, "to"))
+      if (const char *name = newElementTypeName(int32_t(to->i())))
+        return unsupportedForm(node, std::string("a cast to ") + name);
+    return llvm::Error::success();
+  }
+  if (op == "Resize") {
+    if (auto err = dropDefault(node, "antialias", isZero))
+      return err;
+    if (auto err = dropDefault(
+            node, "keep_aspect_ratio_policy",
+            [](const onnx::AttributeProto &a) { return a.s() == "stretch"; }))
+      return err;
+    if (attribute(node, "axes"))
+      return unsupportedForm(node, "resizing chosen axes (attribute 'axes')");
+    return llvm::Error::success();
+  }
+  if (op == "ScatterElements" || op == "ScatterND") {
+    if (const auto *r = attribute(node, "reduction");
+        r && (r->s() == "max" || r->s() == "min"))
+      return unsupportedForm(node, "reduction '" + r->s() + "'");
+    return llvm::Error::success();
+  }
+
+  if (onnx::OpSchemaRegistry::Schema(node.op_type(), int(kCheckerOpset), ""))
+    return llvm::Error::success();
+  if (isShapePreservingNewOp(op)) {
+    node.set_domain(kBridgeDomain);
+    ++changed;
+    return llvm::Error::success();
+  }
+  return badInput("unsupported ONNX op '{0}' (node '{1}', opset {2}); see "
+                  "docs/Import.md for the supported ops",
+                  node.op_type(), nodeName(node), opset);
+}
+
+llvm::Error Bridge::checkElementTypes() const {
+  auto check = [&](const std::string &name, int32_t type) -> llvm::Error {
+    if (const char *newName = newElementTypeName(type))
+      return badInput("tensor '{0}' has element type {1}, which Weft does not "
+                      "support",
+                      name, newName);
+    return llvm::Error::success();
+  };
+  auto checkInfo = [&](const onnx::ValueInfoProto &vi) -> llvm::Error {
+    if (!vi.type().has_tensor_type())
+      return llvm::Error::success();
+    return check(vi.name(), vi.type().tensor_type().elem_type());
+  };
+  for (const auto &vi : graph.input())
+    if (auto err = checkInfo(vi))
+      return err;
+  for (const auto &vi : graph.output())
+    if (auto err = checkInfo(vi))
+      return err;
+  for (const auto &vi : graph.value_info())
+    if (auto err = checkInfo(vi))
+      return err;
+  for (const auto &t : graph.initializer())
+    if (auto err = check(t.name(), t.data_type()))
+      return err;
+  for (const auto &[name, tensor] : constants)
+    if (auto err = check(name.str(), tensor->data_type()))
+      return err;
+  return llvm::Error::success();
+}
+
+llvm::Error Bridge::checkFunctions() {
+  if (model.functions_size() == 0)
+    return llvm::Error::success();
+  for (const auto &node : graph.node())
+    for (const auto &f : model.functions())
+      if (f.name() == node.op_type() && f.domain() == node.domain())
+        return badInput("node '{0}' calls the model-local function '{1}' "
+                        "(domain '{2}'); Weft imports inlined graphs: export "
+                        "with the functions inlined",
+                        nodeName(node), f.name(), f.domain());
+  // Functions no node calls are dead weight (exporters keep a library).
+  model.clear_functions();
+  ++changed;
+  return llvm::Error::success();
+}
+
+llvm::Expected<unsigned> Bridge::run() {
+  for (const auto &init : graph.initializer())
+    constants[init.name()] = &init;
+  for (const auto &node : graph.node()) {
+    if (node.op_type() != "Constant" || node.output_size() != 1 ||
+        !(node.domain().empty() || node.domain() == "ai.onnx"))
+      continue;
+    for (const auto &a : node.attribute()) {
+      if (a.name() == "value" && a.has_t())
+        constants[node.output(0)] = &a.t();
+      if (a.name() == "value_ints")
+        constantIntLists[node.output(0)] =
+            std::vector<int64_t>(a.ints().begin(), a.ints().end());
+    }
+  }
+  if (model.ir_version() > kCheckerIrVersion) {
+    if (auto err = checkElementTypes())
+      return std::move(err);
+    model.set_ir_version(kCheckerIrVersion);
+    ++changed;
+  }
+  if (auto err = checkFunctions())
+    return std::move(err);
+  if (opset <= kCheckerOpset)
+    return changed;
+
+  for (auto &node : *graph.mutable_node())
+    if (auto err = rewrite(node))
+      return std::move(err);
+  for (auto &entry : *model.mutable_opset_import())
+    if (entry.domain().empty() || entry.domain() == "ai.onnx")
+      entry.set_version(kCheckerOpset);
+  bool bridged = llvm::any_of(
+      graph.node(), [](const auto &n) { return n.domain() == kBridgeDomain; });
+  if (bridged) {
+    auto *entry = model.add_opset_import();
+    entry->set_domain(kBridgeDomain);
+    entry->set_version(1);
+  }
+  return changed;
+}
+
+llvm::Expected<unsigned> import::bridgeToCheckerOpset(onnx::ModelProto &model) {
+  int64_t opset = 0;
+  for (const auto &entry : model.opset_import())
+    if (entry.domain().empty() || entry.domain() == "ai.onnx")
+      opset = entry.version();
+  return Bridge(model, opset).run();
+}
+
+bool import::typeBridgedOutputs(onnx::ModelProto &model) {
+  onnx::GraphProto &graph = *model.mutable_graph();
+  auto hasShape = [](const onnx::TypeProto &t) {
+    return t.has_tensor_type() && t.tensor_type().has_shape();
+  };
+  llvm::StringMap<const onnx::TypeProto *> types;
+  for (const auto &vi : graph.input())
+    if (hasShape(vi.type()))
+      types[vi.name()] = &vi.type();
+  for (const auto &vi : graph.value_info())
+    if (hasShape(vi.type()))
+      types[vi.name()] = &vi.type();
+  for (const auto &vi : graph.output())
+    if (hasShape(vi.type()))
+      types[vi.name()] = &vi.type();
+  // Copies: adding value_info below may move the protos `types` points to.
+  std::vector<std::pair<std::string, onnx::TypeProto>> additions;
+  for (const auto &node : graph.node()) {
+    if (node.domain() != kBridgeDomain || node.input_size() == 0 ||
+        node.output_size() == 0 || types.count(node.output(0)))
+      continue;
+    auto in = types.find(node.input(0));
+    if (in == types.end())
+      continue;
+    additions.emplace_back(node.output(0), *in->second);
+  }
+  for (auto &addition : additions) {
+    const std::string &name = addition.first;
+    auto output = llvm::find_if(*graph.mutable_output(), [&](const auto &o) {
+      return o.name() == name;
+    });
+    if (output != graph.mutable_output()->end()) {
+      *output->mutable_type() = addition.second;
+      continue;
+    }
+    auto *vi = graph.add_value_info();
+    vi->set_name(name);
+    *vi->mutable_type() = addition.second;
+  }
+  return !additions.empty();
+}
+
+void import::restoreBridgedOps(onnx::ModelProto &model) {
+  for (auto &node : *model.mutable_graph()->mutable_node())
+    if (node.domain() == kBridgeDomain)
+      node.clear_domain();
+  auto *opsets = model.mutable_opset_import();
+  for (int i = opsets->size() - 1; i >= 0; --i)
+    if (opsets->Get(i).domain() == kBridgeDomain)
+      opsets->DeleteSubrange(i, 1);
+}
