@@ -41,8 +41,8 @@ Tensor weft::exec::reduce(ReduceKind kind, const Tensor &x,
   for (int64_t i = 0; i < outCount; ++i) {
     if (x.isFloat())
       out.floats()[i] = float(acc[i]);
-    else
-      out.ints()[i] = int64_t(acc[i]);
+    else // The maximum of nothing, −∞, is the lowest (negatable) integer.
+      out.ints()[i] = std::isinf(acc[i]) ? -INT64_MAX : int64_t(acc[i]);
   }
   return out;
 }

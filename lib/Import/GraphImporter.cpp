@@ -74,6 +74,11 @@ llvm::Error GraphImporter::collectTypes() {
     if (node.op_type() == "BatchNormalization")
       for (int i = 3; i < std::min(5, node.input_size()); ++i)
         runningStats.insert(node.input(i));
+    // A loss's class weights are fixed by the model, not trained.
+    if ((node.op_type() == "SoftmaxCrossEntropyLoss" ||
+         node.op_type() == "NegativeLogLikelihoodLoss") &&
+        node.input_size() > 2 && !node.input(2).empty())
+      runningStats.insert(node.input(2));
   }
   // Small integer and scalar initializers are constants: shape operands,
   // axes, scales. Everything else becomes a parameter or buffer on use.

@@ -141,7 +141,8 @@ private:
   llvm::StringMap<ConstTensor> constants;
   /// Identity aliases: name → the name it denotes.
   llvm::StringMap<std::string> aliases;
-  /// Tensors used as BatchNorm running statistics (buffers).
+  /// Float initializers that are buffers: BatchNorm running statistics and
+  /// a loss's class weights.
   llvm::StringSet<> runningStats;
 };
 

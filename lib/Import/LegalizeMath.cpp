@@ -2,6 +2,7 @@
 
 #include "Graph/IR/GraphOps.h"
 #include "Importer.h"
+#include "mlir/Dialect/Traits.h"
 
 using namespace weft;
 using namespace weft::import;
@@ -49,6 +50,42 @@ template <const char *Predicate> static llvm::Error compare(NodeContext &ctx) {
 
 static constexpr char kEq[] = "eq", kLt[] = "lt", kGt[] = "gt";
 
+static mlir::Value castTo(NodeContext &ctx, mlir::Value v, mlir::Type element) {
+  auto t = v.getType().cast<mlir::RankedTensorType>();
+  if (t.getElementType() == element)
+    return v;
+  return ctx.builder().create<g::CastOp>(
+      ctx.loc(), mlir::RankedTensorType::get(t.getShape(), element), v);
+}
+
+/// ONNX Pow may raise a base to an exponent of another element type (a
+/// float base to an integer power, or the reverse); the result has the
+/// base's type. graph.pow takes one element type: the exponent is cast to a
+/// float base's type, an integer base is raised in the exponent's float
+/// type and the result cast back (ONNX's reference does the same).
+static llvm::Error pow(NodeContext &ctx) {
+  auto base = ctx.input(0), exponent = ctx.input(1);
+  if (!base)
+    return base.takeError();
+  if (!exponent)
+    return exponent.takeError();
+  auto type = ctx.resultType(0);
+  if (!type)
+    return type.takeError();
+  auto elementOf = [](mlir::Value v) {
+    return v.getType().cast<mlir::RankedTensorType>().getElementType();
+  };
+  mlir::Type baseType = elementOf(*base), expType = elementOf(*exponent);
+  mlir::Type compute = baseType.isa<mlir::FloatType>()  ? baseType
+                       : expType.isa<mlir::FloatType>() ? expType
+                                                        : baseType;
+  mlir::Value result = ctx.builder().create<g::PowOp>(
+      ctx.loc(), mlir::RankedTensorType::get(type->getShape(), compute),
+      castTo(ctx, *base, compute), castTo(ctx, *exponent, compute));
+  ctx.setResult(0, castTo(ctx, result, type->getElementType()));
+  return llvm::Error::success();
+}
+
 static llvm::Error where(NodeContext &ctx) {
   auto c = ctx.input(0), lhs = ctx.input(1), rhs = ctx.input(2);
   if (!c || !lhs || !rhs)
@@ -62,14 +99,18 @@ static llvm::Error where(NodeContext &ctx) {
   return llvm::Error::success();
 }
 
+/// Clip with constant bounds is graph.clip; a bound computed at run time
+/// (a graph input, a parameter) becomes max(x, min) / min(·, max), which is
+/// the same function (and gives that bound a gradient).
 static llvm::Error clip(NodeContext &ctx) {
   auto in = ctx.input(0);
   if (!in)
     return in.takeError();
   mlir::FloatAttr lo, hi;
+  mlir::Value loValue, hiValue;
   mlir::OpBuilder &b = ctx.builder();
-  auto bound = [&](unsigned i, llvm::StringRef attr,
-                   mlir::FloatAttr &out) -> llvm::Error {
+  auto bound = [&](unsigned i, llvm::StringRef attr, mlir::FloatAttr &out,
+                   mlir::Value &value) -> llvm::Error {
     if (ctx.opset() < 11) {
       if (ctx.hasAttr(attr))
         out = b.getF64FloatAttr(ctx.attrFloat(attr, 0));
@@ -77,17 +118,41 @@ static llvm::Error clip(NodeContext &ctx) {
     }
     if (!ctx.hasInput(i))
       return llvm::Error::success();
-    const ConstTensor *c = ctx.constantInput(i);
-    if (!c || c->values.size() != 1)
-      return ctx.unsupported("clip bounds must be scalar constants");
-    out = b.getF64FloatAttr(c->values[0]);
+    if (const ConstTensor *c = ctx.constantInput(i)) {
+      if (c->values.size() != 1)
+        return ctx.unsupported("clip bounds must be scalars");
+      out = b.getF64FloatAttr(c->values[0]);
+      return llvm::Error::success();
+    }
+    auto v = ctx.input(i);
+    if (!v)
+      return v.takeError();
+    if (v->getType().cast<mlir::RankedTensorType>().getNumElements() != 1)
+      return ctx.unsupported("clip bounds must be scalars");
+    value = *v;
     return llvm::Error::success();
   };
-  if (auto err = bound(1, "min", lo))
+  if (auto err = bound(1, "min", lo, loValue))
     return err;
-  if (auto err = bound(2, "max", hi))
+  if (auto err = bound(2, "max", hi, hiValue))
     return err;
-  ctx.setResult(0, b.create<g::ClipOp>(ctx.loc(), in->getType(), *in, lo, hi));
+  // Constant bounds with min > max clip everything to max.
+  if (lo && hi && lo.getValueAsDouble() > hi.getValueAsDouble())
+    lo = hi;
+  // The lower bound first, then the upper: min(max(x, min), max), which
+  // is max where min > max, as ONNX says.
+  mlir::Type type = in->getType();
+  mlir::Value x = *in;
+  if (loValue)
+    x = b.create<g::MaxOp>(ctx.loc(), type, x, loValue);
+  else if (lo && hiValue)
+    x = b.create<g::ClipOp>(ctx.loc(), type, x, std::exchange(lo, {}),
+                            mlir::FloatAttr());
+  if (hiValue)
+    x = b.create<g::MinOp>(ctx.loc(), type, x, hiValue);
+  if (lo || hi)
+    x = b.create<g::ClipOp>(ctx.loc(), type, x, lo, hi);
+  ctx.setResult(0, x);
   return llvm::Error::success();
 }
 
@@ -95,19 +160,45 @@ static llvm::Error cast(NodeContext &ctx) {
   return emitFromInput<g::CastOp, /*SkipIfSameType=*/true>(ctx);
 }
 
+static mlir::Value reshapeTo(NodeContext &ctx, mlir::Value v,
+                             llvm::ArrayRef<int64_t> shape) {
+  auto t = v.getType().cast<mlir::RankedTensorType>();
+  if (t.getShape() == shape)
+    return v;
+  return ctx.builder().create<g::ReshapeOp>(
+      ctx.loc(), mlir::RankedTensorType::get(shape, t.getElementType()), v);
+}
+
+/// MatMul with numpy's rules for 1-d operands: a 1-d lhs is a row (a
+/// leading 1), a 1-d rhs a column (a trailing 1); the added dims are
+/// removed from the product by a reshape to the inferred type.
 static llvm::Error matmul(NodeContext &ctx) {
   auto lhs = ctx.input(0), rhs = ctx.input(1);
   if (!lhs)
     return lhs.takeError();
   if (!rhs)
     return rhs.takeError();
-  if (shapeOf(*lhs).size() < 2 || shapeOf(*rhs).size() < 2)
-    return ctx.unsupported("matmul of a 1-d operand");
   auto type = ctx.resultType(0);
   if (!type)
     return type.takeError();
-  ctx.setResult(
-      0, ctx.builder().create<g::MatMulOp>(ctx.loc(), *type, *lhs, *rhs));
+  llvm::SmallVector<int64_t> l(shapeOf(*lhs)), r(shapeOf(*rhs));
+  if (l.empty() || r.empty())
+    return ctx.unsupported("matmul of a scalar");
+  if (l.size() == 1)
+    l.insert(l.begin(), 1);
+  if (r.size() == 1)
+    r.push_back(1);
+  llvm::SmallVector<int64_t> shape;
+  if (!mlir::OpTrait::util::getBroadcastedShape(llvm::ArrayRef(l).drop_back(2),
+                                                llvm::ArrayRef(r).drop_back(2),
+                                                shape))
+    return ctx.unsupported("batch dims that do not broadcast");
+  shape.push_back(l[l.size() - 2]);
+  shape.push_back(r.back());
+  mlir::Value product = ctx.builder().create<g::MatMulOp>(
+      ctx.loc(), mlir::RankedTensorType::get(shape, type->getElementType()),
+      reshapeTo(ctx, *lhs, l), reshapeTo(ctx, *rhs, r));
+  ctx.setResult(0, reshapeTo(ctx, product, type->getShape()));
   return llvm::Error::success();
 }
 
@@ -163,7 +254,7 @@ void import::registerMathHandlers(HandlerTable &t) {
   t["Sub"] = binary<g::SubOp>;
   t["Mul"] = binary<g::MulOp>;
   t["Div"] = binary<g::DivOp>;
-  t["Pow"] = binary<g::PowOp>;
+  t["Pow"] = pow;
   t["Min"] = binary<g::MinOp>;
   t["Max"] = binary<g::MaxOp>;
   t["Equal"] = compare<kEq>;

@@ -164,12 +164,30 @@ static llvm::Error expand(NodeContext &ctx) {
   return emitFromInput<g::ExpandOp, /*SkipIfSameType=*/true>(ctx);
 }
 
-/// Pad with all-zero pads (PyTorch emits them before some poolings) is the
-/// identity; real padding is folded into conv/pool `pads` by exporters.
+/// A constant of `type` whose every element is `value`.
+static mlir::Value splat(NodeContext &ctx, mlir::RankedTensorType type,
+                         double value) {
+  mlir::Type element = type.getElementType();
+  mlir::Attribute v =
+      element.isa<mlir::FloatType>()
+          ? mlir::Attribute(ctx.builder().getFloatAttr(element, value))
+          : mlir::Attribute(
+                ctx.builder().getIntegerAttr(element, int64_t(value)));
+  return ctx.builder().create<g::ConstantOp>(
+      ctx.loc(), type, mlir::DenseElementsAttr::get(type, v));
+}
+
+/// Pad in `constant` mode: negative pads crop (a slice), positive ones
+/// concatenate constants of the pad value before and after the input along
+/// each padded axis. All-zero pads (PyTorch emits them before some
+/// poolings) are the identity.
 static llvm::Error pad(NodeContext &ctx) {
   auto in = ctx.input(0);
   if (!in)
     return in.takeError();
+  std::string mode = ctx.attrString("mode", "constant");
+  if (mode != "constant")
+    return ctx.unsupported("mode '" + mode + "' (only 'constant' padding)");
   std::vector<int64_t> pads = ctx.attrInts("pads");
   if (ctx.hasInput(1)) {
     auto c = ctx.constantInts(1, "pads");
@@ -177,9 +195,81 @@ static llvm::Error pad(NodeContext &ctx) {
       return c.takeError();
     pads = *c;
   }
-  if (llvm::any_of(pads, [](int64_t p) { return p != 0; }))
-    return ctx.unsupported("non-zero padding outside a convolution or pool");
-  ctx.setResult(0, *in);
+  double value = ctx.attrFloat("value", 0.0);
+  if (ctx.hasInput(2)) {
+    const ConstTensor *c = ctx.constantInput(2);
+    if (!c || c->values.size() != 1)
+      return ctx.unsupported("a pad value that is not a constant scalar");
+    value = c->values[0];
+  }
+  int64_t rank = shapeOf(*in).size();
+  std::vector<int64_t> axes;
+  if (ctx.hasInput(3)) {
+    auto a = ctx.constantInts(3, "pad axes");
+    if (!a)
+      return a.takeError();
+    axes = *a;
+  } else {
+    for (int64_t d = 0; d < rank; ++d)
+      axes.push_back(d);
+  }
+  if (pads.size() != 2 * axes.size())
+    return ctx.unsupported(std::to_string(pads.size()) + " pads for " +
+                           std::to_string(axes.size()) + " axes");
+  std::vector<int64_t> before(rank, 0), after(rank, 0);
+  for (size_t i = 0; i < axes.size(); ++i) {
+    int64_t a = axes[i] < 0 ? axes[i] + rank : axes[i];
+    if (a < 0 || a >= rank)
+      return ctx.unsupported("pad axis " + std::to_string(axes[i]) +
+                             " out of range");
+    before[a] = pads[i];
+    after[a] = pads[i + axes.size()];
+  }
+  auto type = ctx.resultType(0);
+  if (!type)
+    return type.takeError();
+  mlir::OpBuilder &b = ctx.builder();
+  mlir::Value x = *in;
+  auto tensorType = [&](llvm::ArrayRef<int64_t> shape) {
+    return mlir::RankedTensorType::get(shape, type->getElementType());
+  };
+  // Crop first.
+  if (llvm::any_of(before, [](int64_t p) { return p < 0; }) ||
+      llvm::any_of(after, [](int64_t p) { return p < 0; })) {
+    llvm::SmallVector<int64_t> shape(shapeOf(x)), lo(rank, 0), hi(shape),
+        step(rank, 1);
+    for (int64_t d = 0; d < rank; ++d) {
+      lo[d] = std::min<int64_t>(std::max<int64_t>(-before[d], 0), shape[d]);
+      hi[d] =
+          std::max<int64_t>(shape[d] + std::min<int64_t>(after[d], 0), lo[d]);
+      shape[d] = hi[d] - lo[d];
+    }
+    x = b.create<g::SliceOp>(
+        ctx.loc(), tensorType(shape), x, b.getDenseI64ArrayAttr(lo),
+        b.getDenseI64ArrayAttr(hi), b.getDenseI64ArrayAttr(step));
+  }
+  for (int64_t d = 0; d < rank; ++d) {
+    int64_t lead = std::max<int64_t>(before[d], 0),
+            trail = std::max<int64_t>(after[d], 0);
+    if (!lead && !trail)
+      continue;
+    llvm::SmallVector<int64_t> shape(shapeOf(x));
+    llvm::SmallVector<mlir::Value> pieces;
+    auto fill = [&](int64_t n) {
+      llvm::SmallVector<int64_t> s(shape);
+      s[d] = n;
+      pieces.push_back(splat(ctx, tensorType(s), value));
+    };
+    if (lead)
+      fill(lead);
+    pieces.push_back(x);
+    if (trail)
+      fill(trail);
+    shape[d] += lead + trail;
+    x = b.create<g::ConcatOp>(ctx.loc(), tensorType(shape), pieces,
+                              b.getI64IntegerAttr(d));
+  }
+  ctx.setResult(0, x);
   return llvm::Error::success();
 }
 
