@@ -1,4 +1,4 @@
-#!/usr/bin/python3
+#!/usr/bin/env python3
 """Feeds a tool deterministic corruptions of a model (random byte changes,
 truncations) and fails if any run ends other than with exit code 0 or 1:
 bad input must give one message and exit 1, never a crash (docs/Design.md §10).

@@ -1,4 +1,4 @@
-#!/usr/bin/python3
+#!/usr/bin/env python3
 """Exports small PyTorch models, with their loss, to ONNX for the importer's
 end-to-end tests.
 

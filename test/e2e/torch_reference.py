@@ -1,4 +1,4 @@
-#!/usr/bin/python3
+#!/usr/bin/env python3
 """Reference values from PyTorch for weft-run's end-to-end tests.
 
     torch_reference.py export {mlp,transformer,cnn} -o DIR

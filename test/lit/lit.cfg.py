@@ -21,7 +21,6 @@ config.substitutions.append(("%data", os.path.join(config.weft_src_root, "data")
 config.substitutions.append(
     ("%expect-exit", "%s %s" % (config.python_executable,
                                 os.path.join(config.weft_src_root, "test", "lit", "expect-exit.py"))))
-# Debian's PyTorch and ONNX are only visible to the system interpreter.
 config.substitutions.append(("%syspython", "/usr/bin/python3"))
 
 llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
@@ -34,11 +33,29 @@ llvm_config.add_tool_substitutions(
 if "address" in getattr(config, "weft_sanitize", ""):
     config.available_features.add("asan")
 
-if os.path.exists("/usr/bin/python3"):
-    try:
-        import subprocess
-        subprocess.check_call(["/usr/bin/python3", "-c", "import torch, onnx"],
-                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        config.available_features.add("torch")
-    except Exception:
-        pass
+# The pinned packages of python/requirements.txt live in a virtual
+# environment (scripts/install-deps.sh --python): %venvpython runs it, and its
+# packages are features. %syspython is Debian's interpreter, for scripts that
+# need only the standard library and numpy.
+def find_venv_python():
+    candidates = [os.environ.get("WEFT_VENV", ""),
+                  os.path.join(config.weft_obj_root, "venv"),
+                  os.path.join(config.weft_src_root, "build", "venv")]
+    for venv in candidates:
+        python = os.path.join(venv, "bin", "python")
+        if venv and os.path.exists(python):
+            return python
+    return None
+
+
+venv_python = find_venv_python()
+config.substitutions.append(("%venvpython", venv_python or "/usr/bin/python3"))
+if venv_python:
+    import subprocess
+    for feature, modules in [("torch", "torch, onnx"),
+                             ("onnxruntime", "onnxruntime"),
+                             ("transformers", "transformers")]:
+        if subprocess.call([venv_python, "-c", "import " + modules],
+                           stdout=subprocess.DEVNULL,
+                           stderr=subprocess.DEVNULL) == 0:
+            config.available_features.add(feature)
