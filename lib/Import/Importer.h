@@ -47,6 +47,8 @@ public:
   llvm::Expected<mlir::RankedTensorType> resultType(unsigned i);
   /// Binds output `i` to `value`.
   void setResult(unsigned i, mlir::Value value);
+  /// Binds output `i` to a constant, which later nodes can fold further.
+  void setConstantResult(unsigned i, ConstTensor value);
 
   bool hasAttr(llvm::StringRef name) const;
   int64_t attrInt(llvm::StringRef name, int64_t dflt) const;
@@ -88,6 +90,8 @@ using HandlerTable = llvm::StringMap<Handler>;
 void registerMathHandlers(HandlerTable &table);
 void registerNNHandlers(HandlerTable &table);
 void registerShapeHandlers(HandlerTable &table);
+/// Ops built from existing graph ops (Decompose.h).
+void registerDecomposeHandlers(HandlerTable &table);
 
 /// The full legalisation table (ONNX op type → handler).
 const HandlerTable &legalizationTable();

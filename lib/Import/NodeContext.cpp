@@ -54,6 +54,11 @@ void NodeContext::setResult(unsigned i, mlir::Value value) {
     importer.values[node.output(i)] = value;
 }
 
+void NodeContext::setConstantResult(unsigned i, ConstTensor value) {
+  if (int(i) < node.output_size() && !node.output(i).empty())
+    importer.constants[node.output(i)] = std::move(value);
+}
+
 static const onnx::AttributeProto *findAttr(const onnx::NodeProto &node,
                                             llvm::StringRef name) {
   for (const auto &a : node.attribute())

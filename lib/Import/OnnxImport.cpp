@@ -16,6 +16,7 @@ const HandlerTable &import::legalizationTable() {
     registerMathHandlers(t);
     registerNNHandlers(t);
     registerShapeHandlers(t);
+    registerDecomposeHandlers(t);
     return t;
   }();
   return table;
