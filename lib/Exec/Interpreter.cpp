@@ -7,6 +7,7 @@
 #include "weft/Support/Error.h"
 #include "llvm/ADT/StringSet.h"
 #include "llvm/Support/FormatVariadic.h"
+#include <cmath>
 
 using namespace weft;
 using namespace weft::exec;
@@ -27,6 +28,28 @@ llvm::Expected<mlir::func::FuncOp> weft::exec::findMain(mlir::ModuleOp module) {
                     "results",
                     results.size());
   return main;
+}
+
+llvm::Expected<mlir::func::FuncOp>
+weft::exec::findForwardMain(mlir::ModuleOp module) {
+  auto main = module.lookupSymbol<mlir::func::FuncOp>("main");
+  if (!main || main.isExternal())
+    return badInput("the module has no func.func @main (expected a graph "
+                    "program)");
+  for (auto [i, type] : llvm::enumerate(main.getFunctionType().getResults())) {
+    auto ranked = type.dyn_cast<mlir::RankedTensorType>();
+    if (!ranked || !elementTypeOf(ranked))
+      return badInput("output {0} ('{1}') of @main has type {2}; a forward "
+                      "run returns float, integer or bool tensors",
+                      i, outputName(main, i), type);
+  }
+  return main;
+}
+
+std::string weft::exec::outputName(mlir::func::FuncOp main, unsigned i) {
+  if (auto name = main.getResultAttrOfType<mlir::StringAttr>(i, "graph.output"))
+    return name.str();
+  return "result" + std::to_string(i);
 }
 
 std::string weft::exec::inputName(mlir::func::FuncOp main, unsigned i) {
@@ -117,6 +140,7 @@ llvm::Error GraphInterpreter::bindLeaf(mlir::Operation *op,
 
 llvm::Error GraphInterpreter::forward(const Bindings &bindings) {
   values.clear();
+  returned.clear();
   adjusted.clear();
   needsGrad.clear();
   parameterGrads.clear();
@@ -137,7 +161,7 @@ llvm::Error GraphInterpreter::forward(const Bindings &bindings) {
   for (mlir::Operation &op : body) {
     report("forward", ++done, total);
     if (auto ret = llvm::dyn_cast<mlir::func::ReturnOp>(op)) {
-      lossValue = ret.getOperand(0);
+      returned.assign(ret.getOperands().begin(), ret.getOperands().end());
       break;
     }
     if (llvm::isa<g::ParameterOp, g::BufferOp>(op)) {
@@ -172,6 +196,15 @@ llvm::Error GraphInterpreter::forward(const Bindings &bindings) {
       values[value] = std::move(tensor);
     }
   }
+  lossValue = {};
+  loss = std::nan("");
+  if (returned.size() != 1)
+    return llvm::Error::success();
+  auto type = returned[0].getType().dyn_cast<mlir::RankedTensorType>();
+  if (!type || type.getRank() != 0 ||
+      !type.getElementType().isa<mlir::FloatType>())
+    return llvm::Error::success();
+  lossValue = returned[0];
   loss = lookup(lossValue)->at(0);
   // A loss op's value in double: central differences of the loss need more
   // than f32's 7 digits.
@@ -218,9 +251,18 @@ llvm::Error GraphInterpreter::gradientsOf(
   return runOpBackward(&op, operands, results, resultGrads, ctx, operandGrads);
 }
 
+llvm::SmallVector<const Tensor *> GraphInterpreter::getOutputs() const {
+  llvm::SmallVector<const Tensor *> outputs;
+  for (mlir::Value v : returned)
+    outputs.push_back(lookup(v));
+  return outputs;
+}
+
 llvm::Error GraphInterpreter::backward() {
-  if (!lookup(lossValue))
+  if (returned.empty() && !lossValue)
     return makeError(ExitInternal, "backward() called before forward()");
+  if (!lossValue)
+    return badInput("@main returns no scalar float loss to differentiate");
   llvm::DenseMap<mlir::Value, Tensor> grads;
   grads[lossValue] = Tensor::filled({}, 1.0f);
   mlir::Block &body = main.getBody().front();

@@ -140,8 +140,9 @@ llvm::Error weft::exec::writeNpy(llvm::StringRef path, const Tensor &t) {
   else if (t.getRank() == 1)
     shape.resize(shape.size() - 1);
   shape += ")";
-  std::string header = std::string("{'descr': '") +
-                       (t.isFloat() ? "<f4" : "<i8") +
+  bool isBool = t.getElementType() == ElementType::I1;
+  const char *descr = t.isFloat() ? "<f4" : isBool ? "|b1" : "<i8";
+  std::string header = std::string("{'descr': '") + descr +
                        "', 'fortran_order': False, 'shape': " + shape + ", }";
   // Pad so the data starts at a multiple of 64 bytes.
   size_t total = 10 + header.size() + 1;
@@ -149,11 +150,21 @@ llvm::Error weft::exec::writeNpy(llvm::StringRef path, const Tensor &t) {
   header += '\n';
   os << "\x93NUMPY" << char(1) << char(0) << char(header.size() & 0xff)
      << char(header.size() >> 8) << header;
-  if (t.isFloat())
+  if (t.isFloat()) {
     os.write(reinterpret_cast<const char *>(t.floats()),
              t.getNumElements() * sizeof(float));
-  else
+  } else if (isBool) {
+    for (int64_t v : t.intValues())
+      os << char(v != 0);
+  } else {
     os.write(reinterpret_cast<const char *>(t.ints()),
              t.getNumElements() * sizeof(int64_t));
+  }
+  os.close();
+  if (os.has_error()) {
+    std::string message = os.error().message();
+    os.clear_error();
+    return badInput("cannot write '{0}': {1}", path, message);
+  }
   return llvm::Error::success();
 }

@@ -4,7 +4,10 @@
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/Parser/Parser.h"
 #include "weft/Support/Error.h"
+#include "weft/Support/Units.h"
 #include "llvm/Support/SourceMgr.h"
+#include <sys/resource.h>
+#include <unistd.h>
 
 using namespace weft;
 
@@ -36,4 +39,40 @@ weft::loadGraphProgram(mlir::MLIRContext &context, llvm::StringRef path,
   if (!path.endswith(".mlir"))
     return importOnnxFile(context, path, options);
   return parseModuleFile(context, path, "");
+}
+
+llvm::Error weft::inFile(llvm::StringRef file, llvm::Error err) {
+  return llvm::handleErrors(std::move(err), [&](WeftError &e) -> llvm::Error {
+    return llvm::make_error<WeftError>(e.getCode(),
+                                       (file + ": " + e.getMessage()).str());
+  });
+}
+
+llvm::Error weft::checkFitsMemory(mlir::func::FuncOp main,
+                                  llvm::StringRef model) {
+  auto bytesOf = [](mlir::Type type) {
+    auto tensor = type.dyn_cast<mlir::RankedTensorType>();
+    if (!tensor || !tensor.hasStaticShape())
+      return 0.0;
+    unsigned bits = tensor.getElementType().getIntOrFloatBitWidth();
+    return double(tensor.getNumElements()) * std::max(bits, 8u) / 8;
+  };
+  double bytes = 0;
+  for (mlir::Type type : main.getArgumentTypes())
+    bytes += bytesOf(type);
+  main.walk([&](mlir::Operation *op) {
+    if (op->getNumOperands() == 0)
+      for (mlir::Type type : op->getResultTypes())
+        bytes += bytesOf(type);
+  });
+  double memory = double(sysconf(_SC_PHYS_PAGES)) * sysconf(_SC_PAGESIZE);
+  struct rlimit limit;
+  if (getrlimit(RLIMIT_AS, &limit) == 0 && limit.rlim_cur != RLIM_INFINITY)
+    memory = std::min(memory, double(limit.rlim_cur));
+  if (memory > 0 && bytes > memory / 2)
+    return badInput("{0}: the model's inputs, parameters and buffers take {1}, "
+                    "more than half of the {2} this process may use (weft-run "
+                    "runs the whole model on the CPU)",
+                    model, formatBytes(bytes), formatBytes(memory));
+  return llvm::Error::success();
 }

@@ -3,6 +3,7 @@
 #ifndef WEFT_TOOLS_WEFTRUN_MODELLOADER_H
 #define WEFT_TOOLS_WEFTRUN_MODELLOADER_H
 
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/OwningOpRef.h"
 #include "weft/Import/OnnxImport.h"
@@ -21,6 +22,15 @@ parseModuleFile(mlir::MLIRContext &context, llvm::StringRef path,
 llvm::Expected<mlir::OwningOpRef<mlir::ModuleOp>>
 loadGraphProgram(mlir::MLIRContext &context, llvm::StringRef path,
                  const ImportOptions &options);
+
+/// `err` with "FILE: " before its message, keeping its exit code.
+llvm::Error inFile(llvm::StringRef file, llvm::Error err);
+
+/// The model's inputs, parameters and buffers must fit this process's
+/// memory (physical memory, or a lower address-space limit) with room for
+/// activations; otherwise the run would end on an allocation failure or an
+/// OOM kill. Bad input naming the model, its bytes and the memory.
+llvm::Error checkFitsMemory(mlir::func::FuncOp main, llvm::StringRef model);
 
 } // namespace weft
 

@@ -4,6 +4,7 @@
 //                [--with-weights] [--input NAME=FILE.npy]...
 //                [--check-gradients]
 //                [--rtol R --atol A] [--plan DIR/plan.mlir]
+// weft-run MODEL --forward [--input NAME=FILE.npy]... [--write-outputs DIR]
 //
 // Prints the single-device loss of one training step (forward and backward
 // of the graph program) and, with --check-gradients, compares a sample of
@@ -11,10 +12,12 @@
 // one differs). With --plan, runs the spmd plan on its mesh's virtual
 // devices too and compares the loss and every parameter gradient (exit 3
 // naming the first op, tensor and device that differ; 1 when the plan is
-// not of this model).
+// not of this model). With --forward, runs the forward pass of a model
+// without a training loss and writes every graph output (ForwardRun.h).
 //
 //===----------------------------------------------------------------------===//
 
+#include "ForwardRun.h"
 #include "ModelLoader.h"
 #include "PlanRun.h"
 #include "Spmd/IR/SpmdDialect.h"
@@ -87,6 +90,16 @@ struct Options {
       cl::desc("Print the L2 norm of every parameter's gradient (with "
                "--plan: the max difference of each parameter's gradient)"),
       cl::cat(category)};
+  cl::opt<bool> forward{
+      "forward",
+      cl::desc("Run the forward pass only, for a model without a training "
+               "loss: every graph output is kept and printed"),
+      cl::cat(category)};
+  cl::opt<std::string> writeOutputs{
+      "write-outputs",
+      cl::desc("With --forward: write graph output i to DIR/<i>.npy "
+               "(float32, int64 or bool)"),
+      cl::value_desc("dir"), cl::cat(category)};
   cl::opt<std::string> dualOverride{
       "test-dual-override", cl::Hidden,
       cl::desc("Testing: replace the backward of one collective, "
@@ -110,46 +123,6 @@ double l2Norm(const Tensor &t) {
   for (float v : t.floatValues())
     s += double(v) * v;
   return std::sqrt(s);
-}
-
-/// `err` with "FILE: " before its message, keeping its exit code.
-llvm::Error inFile(llvm::StringRef file, llvm::Error err) {
-  return llvm::handleErrors(std::move(err), [&](WeftError &e) -> llvm::Error {
-    return llvm::make_error<WeftError>(e.getCode(),
-                                       (file + ": " + e.getMessage()).str());
-  });
-}
-
-/// The model's inputs, parameters and buffers must fit this process's
-/// memory (physical memory, or a lower address-space limit) with room for
-/// activations; otherwise the run would end on an allocation failure or an
-/// OOM kill. Bad input naming the model, its bytes and the memory.
-llvm::Error checkFitsMemory(mlir::func::FuncOp main, llvm::StringRef model) {
-  auto bytesOf = [](mlir::Type type) {
-    auto tensor = type.dyn_cast<mlir::RankedTensorType>();
-    if (!tensor || !tensor.hasStaticShape())
-      return 0.0;
-    unsigned bits = tensor.getElementType().getIntOrFloatBitWidth();
-    return double(tensor.getNumElements()) * std::max(bits, 8u) / 8;
-  };
-  double bytes = 0;
-  for (mlir::Type type : main.getArgumentTypes())
-    bytes += bytesOf(type);
-  main.walk([&](mlir::Operation *op) {
-    if (op->getNumOperands() == 0)
-      for (mlir::Type type : op->getResultTypes())
-        bytes += bytesOf(type);
-  });
-  double memory = double(sysconf(_SC_PHYS_PAGES)) * sysconf(_SC_PAGESIZE);
-  struct rlimit limit;
-  if (getrlimit(RLIMIT_AS, &limit) == 0 && limit.rlim_cur != RLIM_INFINITY)
-    memory = std::min(memory, double(limit.rlim_cur));
-  if (memory > 0 && bytes > memory / 2)
-    return badInput("{0}: the model's inputs, parameters and buffers take {1}, "
-                    "more than half of the {2} this process may use (weft-run "
-                    "runs the whole model on the CPU)",
-                    model, formatBytes(bytes), formatBytes(memory));
-  return llvm::Error::success();
 }
 
 llvm::Error parseInputFiles(const Options &opts, InitOptions &init) {
@@ -228,6 +201,32 @@ int runWithPlan(Options &opts) {
                       opts.printGradients);
 }
 
+/// weft-run MODEL --forward: every output of one forward pass.
+int runForwardOnly(Options &opts) {
+  const char *tool = "weft-run";
+  for (const cl::Option *flag : std::initializer_list<const cl::Option *>{
+           &opts.plan, &opts.checkGradients, &opts.printGradients, &opts.rtol,
+           &opts.atol, &opts.samples, &opts.import.loss})
+    if (flag->getNumOccurrences())
+      return reportError(tool, badInput("--{0} applies to a training step; "
+                                        "--forward runs the forward pass "
+                                        "only",
+                                        flag->ArgStr));
+  ForwardRunOptions forward;
+  forward.model = opts.model;
+  auto io = opts.import.resolve(1);
+  if (!io)
+    return reportError(tool, io.takeError());
+  forward.import = *io;
+  forward.init.seed = opts.seed;
+  if (auto err = parseInputFiles(opts, forward.init))
+    return reportError(tool, std::move(err));
+  forward.outputDir = opts.writeOutputs;
+  if (opts.writeOutputs.getNumOccurrences() && forward.outputDir.empty())
+    return reportError(tool, badInput("--write-outputs needs a directory"));
+  return runForward(forward);
+}
+
 int run(Options &opts) {
   const char *tool = "weft-run";
   if (opts.model.empty())
@@ -239,13 +238,18 @@ int run(Options &opts) {
       return reportError(tool, badInput("--{0} must be a finite number >= 0, "
                                         "got {1}",
                                         tol->ArgStr, double(*tol)));
-    if (!opts.checkGradients && opts.plan.empty())
+    if (!opts.checkGradients && opts.plan.empty() && !opts.forward)
       return reportError(tool, badInput("--{0} applies to --check-gradients "
                                         "or --plan, and neither is given",
                                         tol->ArgStr));
   }
   if (opts.samples == 0)
     return reportError(tool, badInput("--grad-samples must be at least 1"));
+  if (opts.forward)
+    return runForwardOnly(opts);
+  if (opts.writeOutputs.getNumOccurrences())
+    return reportError(tool, badInput("--write-outputs applies to --forward, "
+                                      "which is not given"));
   if (!opts.plan.empty())
     return runWithPlan(opts);
   auto io = opts.import.resolve(1);
@@ -360,7 +364,11 @@ int main(int argc, char **argv) {
       "      forward and backward passes.\n"
       "  weft-run model.onnx --check-gradients [--rtol R --atol A]\n"
       "      also compares sampled parameter gradients with central\n"
-      "      differences of the loss.\n\n"
+      "      differences of the loss.\n"
+      "  weft-run model.onnx --forward [--input x=x.npy]... "
+      "[--write-outputs DIR]\n"
+      "      runs the forward pass of a model without a training loss and\n"
+      "      writes graph output i to DIR/<i>.npy.\n\n"
       "Exit codes: 0 success, 1 bad input, 3 verification failed, 4 internal\n"
       "error.\n";
   if (!parseCommandLine(argc, argv, "weft-run", overview))

@@ -32,6 +32,16 @@ struct Bindings {
 /// when it does not return one scalar float loss).
 llvm::Expected<mlir::func::FuncOp> findMain(mlir::ModuleOp module);
 
+/// Finds `func.func @main` of a forward-only program (imported with
+/// `ImportOptions::allOutputs`, or a training program): any number of
+/// results, each a ranked tensor of a type the interpreter holds (exit code
+/// 1 naming the first that is not).
+llvm::Expected<mlir::func::FuncOp> findForwardMain(mlir::ModuleOp module);
+
+/// The `graph.output` name of result `i` of `main` ("result<i>" if
+/// unnamed).
+std::string outputName(mlir::func::FuncOp main, unsigned i);
+
 /// The `graph.input` name of argument `i` of `main` ("arg<i>" if unnamed).
 std::string inputName(mlir::func::FuncOp main, unsigned i);
 
@@ -69,13 +79,17 @@ public:
   /// Runs the forward pass; every leaf must be bound (exit code 1 names the
   /// first that is not, or has the wrong shape or type).
   llvm::Error forward(const Bindings &bindings);
-  /// The loss of the last forward pass.
+  /// The loss of the last forward pass (NaN when @main does not return
+  /// one scalar float).
   double getLoss() const { return loss; }
+  /// The values @main returned in the last forward pass, in order.
+  llvm::SmallVector<const Tensor *> getOutputs() const;
   /// The value of `v` in the last forward pass, or nullptr.
   const Tensor *lookup(mlir::Value v) const;
 
   /// Reverse mode from d(loss) = 1 over the last forward pass. Parameters
-  /// the loss does not depend on get zero gradients.
+  /// the loss does not depend on get zero gradients. Exit code 1 when @main
+  /// returns no scalar float loss.
   llvm::Error backward();
   /// One op's step of reverse mode over the last forward pass: the
   /// gradients of `op`'s operands given those of its results in `grads` (a
@@ -102,6 +116,8 @@ private:
   OperandAdjuster adjust;
   /// Values whose gradient the backward pass must compute.
   llvm::DenseSet<mlir::Value> needsGrad;
+  /// What @main returns; the loss when that is one scalar float.
+  llvm::SmallVector<mlir::Value> returned;
   mlir::Value lossValue;
   double loss = 0;
   llvm::StringMap<Tensor> parameterGrads;

@@ -16,7 +16,9 @@ llvm::Expected<Tensor> readNpy(llvm::StringRef path);
 /// Parses the bytes of a .npy file; `name` is used in messages.
 llvm::Expected<Tensor> parseNpy(llvm::StringRef bytes, llvm::StringRef name);
 
-/// Writes a version 1.0 .npy file (float32 for float tensors, int64 else).
+/// Writes a version 1.0 .npy file in C order: float32 for float tensors
+/// (bf16 and f16 values are exact in it), bool for i1 tensors, int64 for
+/// other integer tensors. Errors (exit code 1) name the file.
 llvm::Error writeNpy(llvm::StringRef path, const Tensor &t);
 
 } // namespace weft::exec
