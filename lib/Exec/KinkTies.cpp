@@ -138,27 +138,19 @@ void reduceMaxTies(const Tensor &x, llvm::ArrayRef<int64_t> axes,
 
 void maxPoolTies(const Tensor &x, const PoolParams &p, const TieTolerance &tol,
                  std::vector<bool> &marks) {
-  int64_t planes = x.getDim(0) * x.getDim(1), h = x.getDim(2), w = x.getDim(3);
-  int64_t oh = (h + p.pads[0] + p.pads[2] - p.kernel[0]) / p.strides[0] + 1;
-  int64_t ow = (w + p.pads[1] + p.pads[3] - p.kernel[1]) / p.strides[1] + 1;
   groupMaxTies(x, tol, marks, [&](auto fn) {
     std::vector<int64_t> members;
-    for (int64_t pl = 0; pl < planes; ++pl)
-      for (int64_t oy = 0; oy < oh; ++oy)
-        for (int64_t ox = 0; ox < ow; ++ox) {
-          members.clear();
-          for (int64_t ki = 0; ki < p.kernel[0]; ++ki) {
-            int64_t iy = oy * p.strides[0] - p.pads[0] + ki;
-            if (iy < 0 || iy >= h)
-              continue;
-            for (int64_t kj = 0; kj < p.kernel[1]; ++kj) {
-              int64_t ix = ox * p.strides[1] - p.pads[1] + kj;
-              if (ix >= 0 && ix < w)
-                members.push_back((pl * h + iy) * w + ix);
-            }
-          }
-          fn(members);
-        }
+    int64_t window = -1;
+    forEachPoolWindowElement(x.getShape(), p, [&](int64_t out, int64_t in) {
+      if (out != window && !members.empty()) {
+        fn(members);
+        members.clear();
+      }
+      window = out;
+      members.push_back(in);
+    });
+    if (!members.empty())
+      fn(members);
   });
 }
 
@@ -241,10 +233,8 @@ weft::exec::kinkElements(mlir::Operation &op,
       .Case([&](g::ReduceMaxOp c) {
         reduceMaxTies(x, c.getAxes(), tol, marks[0]);
       })
-      .Case([&](g::MaxPoolOp c) {
-        maxPoolTies(x, poolParams(c.getKernel(), c.getStrides(), c.getPads()),
-                    tol, marks[0]);
-      })
+      .Case(
+          [&](g::MaxPoolOp c) { maxPoolTies(x, poolParams(c), tol, marks[0]); })
       .Case([&](g::Top2GatingOp) {
         if (floatArg(1) && x.getRank() == 3)
           gatingTies(x, *operands[1], tol, marks[0], marks[1]);

@@ -179,14 +179,10 @@ llvm::Error Backward::run(mlir::Operation *op) {
                                      axisOf(c.getAxis(), arg(0).getRank())));
       })
       .Case([&](g::MaxPoolOp c) {
-        return set(0, maxPoolBackward(arg(0), dy(),
-                                      poolParams(c.getKernel(), c.getStrides(),
-                                                 c.getPads())));
+        return set(0, maxPoolBackward(arg(0), dy(), poolParams(c)));
       })
       .Case([&](g::AvgPoolOp c) {
-        return set(0, avgPoolBackward(arg(0).getShape(), dy(),
-                                      poolParams(c.getKernel(), c.getStrides(),
-                                                 c.getPads())));
+        return set(0, avgPoolBackward(arg(0).getShape(), dy(), poolParams(c)));
       })
       .Case([&](g::GlobalAvgPoolOp) {
         return set(0, globalAvgPoolBackward(arg(0).getShape(), dy()));

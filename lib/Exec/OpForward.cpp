@@ -161,12 +161,10 @@ llvm::Error Forward::run(mlir::Operation *op) {
         return result(gather(arg(0), arg(1), axis));
       })
       .Case([&](g::MaxPoolOp c) {
-        return result(maxPool(
-            arg(0), poolParams(c.getKernel(), c.getStrides(), c.getPads())));
+        return result(maxPool(arg(0), poolParams(c)));
       })
       .Case([&](g::AvgPoolOp c) {
-        return result(avgPool(
-            arg(0), poolParams(c.getKernel(), c.getStrides(), c.getPads())));
+        return result(avgPool(arg(0), poolParams(c)));
       })
       .Case([&](g::GlobalAvgPoolOp) { return result(globalAvgPool(arg(0))); })
       .Case([&](g::DropoutOp c) {

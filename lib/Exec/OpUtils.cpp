@@ -39,12 +39,22 @@ Conv2dParams weft::exec::convParams(graph::Conv2dOp op) {
   return p;
 }
 
-PoolParams weft::exec::poolParams(llvm::ArrayRef<int64_t> kernel,
-                                  llvm::ArrayRef<int64_t> strides,
-                                  llvm::ArrayRef<int64_t> pads) {
+template <typename PoolOp> static PoolParams windowParams(PoolOp op) {
   PoolParams p;
-  std::copy_n(kernel.begin(), 2, p.kernel.begin());
-  std::copy_n(strides.begin(), 2, p.strides.begin());
-  std::copy_n(pads.begin(), 4, p.pads.begin());
+  std::copy_n(op.getKernel().begin(), 2, p.kernel.begin());
+  std::copy_n(op.getStrides().begin(), 2, p.strides.begin());
+  std::copy_n(op.getPads().begin(), 4, p.pads.begin());
+  if (std::optional<llvm::ArrayRef<int64_t>> d = op.getDilations())
+    std::copy_n(d->begin(), 2, p.dilations.begin());
+  return p;
+}
+
+PoolParams weft::exec::poolParams(graph::MaxPoolOp op) {
+  return windowParams(op);
+}
+
+PoolParams weft::exec::poolParams(graph::AvgPoolOp op) {
+  PoolParams p = windowParams(op);
+  p.excludePad = op.getExcludePad();
   return p;
 }

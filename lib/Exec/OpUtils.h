@@ -36,9 +36,8 @@ llvm::Error checkIndexRange(mlir::Operation *op, const Tensor &indices,
                             llvm::StringRef what);
 
 Conv2dParams convParams(graph::Conv2dOp op);
-PoolParams poolParams(llvm::ArrayRef<int64_t> kernel,
-                      llvm::ArrayRef<int64_t> strides,
-                      llvm::ArrayRef<int64_t> pads);
+PoolParams poolParams(graph::MaxPoolOp op);
+PoolParams poolParams(graph::AvgPoolOp op);
 
 /// The loss parameters of a cross_entropy or nll_loss op.
 template <typename LossOp> llvm::Expected<LossParams> lossParams(LossOp op) {

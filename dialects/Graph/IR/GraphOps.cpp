@@ -400,7 +400,8 @@ LogicalResult GatherOp::verify() {
 
 static LogicalResult verifyPool(Operation *op, ArrayRef<int64_t> kernel,
                                 ArrayRef<int64_t> strides,
-                                ArrayRef<int64_t> pads) {
+                                ArrayRef<int64_t> pads,
+                                std::optional<ArrayRef<int64_t>> dilations) {
   ArrayRef<int64_t> in = shapeOf(op->getOperand(0));
   if (in.size() != 4)
     return op->emitOpError("expected a 4-d input (NCHW)");
@@ -408,19 +409,27 @@ static LogicalResult verifyPool(Operation *op, ArrayRef<int64_t> kernel,
     return op->emitOpError("expected a positive 2-d kernel");
   if (failed(verifyWindowAttrs(op, strides, pads)))
     return failure();
+  SmallVector<int64_t> dil{1, 1};
+  if (dilations) {
+    if (dilations->size() != 2 || (*dilations)[0] <= 0 || (*dilations)[1] <= 0)
+      return op->emitOpError("expected 2 positive dilations");
+    dil.assign(dilations->begin(), dilations->end());
+  }
   SmallVector<int64_t> expected{
       in[0], in[1],
-      windowedExtent(in[2], kernel[0], strides[0], pads[0], pads[2]),
-      windowedExtent(in[3], kernel[1], strides[1], pads[1], pads[3])};
+      windowedExtent(in[2], kernel[0], strides[0], pads[0], pads[2], dil[0]),
+      windowedExtent(in[3], kernel[1], strides[1], pads[1], pads[3], dil[1])};
   return verifySameShape(op, expected, shapeOf(op->getResult(0)));
 }
 
 LogicalResult MaxPoolOp::verify() {
-  return verifyPool(*this, getKernel(), getStrides(), getPads());
+  return verifyPool(*this, getKernel(), getStrides(), getPads(),
+                    getDilations());
 }
 
 LogicalResult AvgPoolOp::verify() {
-  return verifyPool(*this, getKernel(), getStrides(), getPads());
+  return verifyPool(*this, getKernel(), getStrides(), getPads(),
+                    getDilations());
 }
 
 LogicalResult GlobalAvgPoolOp::verify() {

@@ -113,7 +113,8 @@ def Graph_Conv2dOp : Graph_Op<"conv2d", [Pure],
   let description = [{
     ONNX Conv on 4-D tensors: `input` is N×C×H×W, `weight` is
     O×(C/group)×KH×KW, the optional `bias` has O elements. `pads` are
-    [top, left, bottom, right].
+    [top, left, bottom, right]. ONNX's 1-d convolutions are imported as 2-d
+    ones with a unit height (reshapes around the op).
 
     Example:
 
@@ -552,13 +553,16 @@ def Graph_FlattenOp : Graph_Op<"flatten", [Pure]> {
 // Pooling
 //===----------------------------------------------------------------------===//
 
-class Graph_PoolOp<string mnemonic, string math>
+class Graph_PoolOp<string mnemonic, string math, string extra = "",
+                   dag extraArgs = (ins)>
     : Graph_Op<mnemonic, [Pure],
                "return ::weft::graph::poolCost(shapes, getKernel());"> {
   let summary = "2-D " # math # " pooling (NCHW)";
   let description = "Takes the " # math # [{ of each `kernel` window moved
     by `strides` over the zero/−∞-padded input (`pads` = [top, left, bottom,
-    right]).
+    right]). The optional `dilations` (default 1, 1) space the window's
+    elements: a window covers dilation·(kernel − 1) + 1 input positions.
+    ONNX's 1-d pools are imported as 2-d ones with a unit height.}] # extra # [{
 
     Example:
 
@@ -566,15 +570,22 @@ class Graph_PoolOp<string mnemonic, string math>
     %p = graph.}] # mnemonic # [{ %x {kernel = array<i64: 2, 2>, strides = array<i64: 2, 2>, pads = array<i64: 0, 0, 0, 0>} : tensor<32x64x32x32xf32> -> tensor<32x64x16x16xf32>
     ```
   }];
-  let arguments = (ins Graph_FloatTensor:$input, DenseI64ArrayAttr:$kernel,
-                   DenseI64ArrayAttr:$strides, DenseI64ArrayAttr:$pads);
+  let arguments = !con((ins Graph_FloatTensor:$input,
+                            DenseI64ArrayAttr:$kernel,
+                            DenseI64ArrayAttr:$strides, DenseI64ArrayAttr:$pads,
+                            OptionalAttr<DenseI64ArrayAttr>:$dilations),
+                       extraArgs);
   let results = (outs Graph_FloatTensor:$result);
   let assemblyFormat = "$input attr-dict `:` type($input) `->` type($result)";
   let hasVerifier = 1;
 }
 
 def Graph_MaxPoolOp : Graph_PoolOp<"max_pool", "maximum">;
-def Graph_AvgPoolOp : Graph_PoolOp<"avg_pool", "average">;
+def Graph_AvgPoolOp : Graph_PoolOp<"avg_pool", "average", [{ The sum
+    is divided by the kernel's size (padding counts, ONNX's
+    `count_include_pad=1`) unless `exclude_pad` is set; then by the number
+    of input positions in the window (ONNX's default, `count_include_pad=0`).}],
+    (ins UnitAttr:$exclude_pad)>;
 
 def Graph_GlobalAvgPoolOp : Graph_Op<"global_avg_pool", [Pure],
     "return ::weft::graph::reduceCost(shapes);"> {

@@ -4,6 +4,7 @@
 #define WEFT_EXEC_POOL_H
 
 #include "weft/Exec/Tensor.h"
+#include "llvm/ADT/STLFunctionalExtras.h"
 #include <array>
 
 namespace weft::exec {
@@ -13,7 +14,20 @@ struct PoolParams {
   std::array<int64_t, 2> strides{1, 1};
   /// [top, left, bottom, right].
   std::array<int64_t, 4> pads{0, 0, 0, 0};
+  std::array<int64_t, 2> dilations{1, 1};
+  /// Average pooling divides by the window's input positions, not the
+  /// kernel's size.
+  bool excludePad = false;
 };
+
+/// N×C×OH×OW of pooling an N×C×H×W input.
+Shape poolOutputShape(llvm::ArrayRef<int64_t> inputShape,
+                      const PoolParams &params);
+/// Calls fn(out, in) for every input element (flat index `in`) of every
+/// output's window (flat index `out`), windows in order; padding is skipped.
+void forEachPoolWindowElement(llvm::ArrayRef<int64_t> inputShape,
+                              const PoolParams &params,
+                              llvm::function_ref<void(int64_t, int64_t)> fn);
 
 /// Maximum of each window of the −∞-padded N×C×H×W input.
 Tensor maxPool(const Tensor &x, const PoolParams &params);
@@ -22,12 +36,12 @@ Tensor maxPoolBackward(const Tensor &x, const Tensor &dy,
                        const PoolParams &params);
 
 /// Average of each window of the zero-padded input, padding included in
-/// the count (the only form the importer accepts).
+/// the count unless `excludePad`.
 Tensor avgPool(const Tensor &x, const PoolParams &params);
 Tensor avgPoolBackward(llvm::ArrayRef<int64_t> inputShape, const Tensor &dy,
                        const PoolParams &params);
 
-/// N×C×H×W → N×C×1×1.
+/// N×C×… → N×C×1… (any number of spatial dims).
 Tensor globalAvgPool(const Tensor &x);
 Tensor globalAvgPoolBackward(llvm::ArrayRef<int64_t> inputShape,
                              const Tensor &dy);

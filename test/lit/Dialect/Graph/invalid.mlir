@@ -256,6 +256,22 @@ func.func @avg_pool_kernel(%x: tensor<2x4x8x8xf32>) {
 
 // -----
 
+func.func @max_pool_dilations(%x: tensor<2x4x8x8xf32>) {
+  // expected-error @+1 {{expected 2 positive dilations}}
+  %0 = graph.max_pool %x {kernel = array<i64: 2, 2>, strides = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 0, 2>} : tensor<2x4x8x8xf32> -> tensor<2x4x7x6xf32>
+  return
+}
+
+// -----
+
+func.func @max_pool_dilated_result(%x: tensor<2x4x8x8xf32>) {
+  // expected-error @+1 {{expected result shape [2x4x6x4], found [2x4x7x7]}}
+  %0 = graph.max_pool %x {kernel = array<i64: 2, 2>, strides = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 2, 4>} : tensor<2x4x8x8xf32> -> tensor<2x4x7x7xf32>
+  return
+}
+
+// -----
+
 func.func @global_avg_pool_result(%x: tensor<2x4x8x8xf32>) {
   // expected-error @+1 {{expected result shape [2x4x1x1], found [2x4]}}
   %0 = graph.global_avg_pool %x : tensor<2x4x8x8xf32> -> tensor<2x4xf32>

@@ -132,6 +132,10 @@ func.func @pooling(%x: tensor<2x4x8x8xf32>) {
   %1 = graph.avg_pool %x {kernel = array<i64: 3, 3>, strides = array<i64: 1, 1>, pads = array<i64: 1, 1, 1, 1>} : tensor<2x4x8x8xf32> -> tensor<2x4x8x8xf32>
   // CHECK: graph.global_avg_pool {{.*}} -> tensor<2x4x1x1xf32>
   %2 = graph.global_avg_pool %x : tensor<2x4x8x8xf32> -> tensor<2x4x1x1xf32>
+  // CHECK: graph.max_pool %{{.*}} {dilations = array<i64: 2, 2>, {{.*}} -> tensor<2x4x6x6xf32>
+  %3 = graph.max_pool %x {kernel = array<i64: 2, 2>, strides = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 2, 2>} : tensor<2x4x8x8xf32> -> tensor<2x4x6x6xf32>
+  // CHECK: graph.avg_pool %{{.*}} {exclude_pad, {{.*}} -> tensor<2x4x8x8xf32>
+  %4 = graph.avg_pool %x {kernel = array<i64: 3, 3>, strides = array<i64: 1, 1>, pads = array<i64: 1, 1, 1, 1>, exclude_pad} : tensor<2x4x8x8xf32> -> tensor<2x4x8x8xf32>
   return
 }
 
