@@ -262,14 +262,18 @@ bool GraphImporter::canFold(const onnx::NodeProto &node) const {
   if (node.op_type() == "Shape")
     return types.count(node.input(0)) || values.count(node.input(0)) ||
            initializers.count(node.input(0));
+  std::vector<const ConstTensor *> ins;
   for (const std::string &in : node.input()) {
+    ins.push_back(nullptr);
     if (in.empty())
       continue;
     auto alias = aliases.find(in);
-    if (!constants.count(alias != aliases.end() ? alias->second : in))
+    auto c = constants.find(alias != aliases.end() ? alias->second : in);
+    if (c == constants.end())
       return false;
+    ins.back() = &c->second;
   }
-  return true;
+  return !foldWouldExpand(node, ins);
 }
 
 llvm::Error GraphImporter::foldNode(const onnx::NodeProto &node) {

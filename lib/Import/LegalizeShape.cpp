@@ -273,7 +273,27 @@ static llvm::Error pad(NodeContext &ctx) {
   return llvm::Error::success();
 }
 
+/// A ConstantOfShape too large to fold (a model's weights may be given that
+/// way) is a splat graph.constant: one value, whatever its size.
+static llvm::Error constantOfShape(NodeContext &ctx) {
+  auto type = ctx.resultType(0);
+  if (!type)
+    return type.takeError();
+  double fill = 0;
+  for (const auto &a : ctx.getNode().attribute()) {
+    if (a.name() != "value")
+      continue;
+    auto v = readTensor(a.t());
+    if (!v || v->values.size() != 1)
+      return ctx.unsupported("a value that is not one number");
+    fill = v->values[0];
+  }
+  ctx.setResult(0, splat(ctx, *type, fill));
+  return llvm::Error::success();
+}
+
 void import::registerShapeHandlers(HandlerTable &t) {
+  t["ConstantOfShape"] = constantOfShape;
   t["Pad"] = pad;
   t["Reshape"] = toReshape;
   t["Unsqueeze"] = toReshape;

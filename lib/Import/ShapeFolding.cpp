@@ -20,6 +20,20 @@ bool import::isConstantInitializer(const onnx::TensorProto &t) {
   return isFloat ? n <= 1 : n <= 64;
 }
 
+bool import::foldWouldExpand(const onnx::NodeProto &node,
+                             llvm::ArrayRef<const ConstTensor *> inputs) {
+  llvm::StringRef op = node.op_type();
+  size_t shapeInput = op == "ConstantOfShape" ? 0 : op == "Expand" ? 1 : 2;
+  if (shapeInput >= inputs.size() || !inputs[shapeInput])
+    return false;
+  // The product saturates: a shape whose product overflows is large too.
+  int64_t n = 1;
+  for (int64_t d : inputs[shapeInput]->asInts())
+    if (d > 1 && __builtin_mul_overflow(n, d, &n))
+      return true;
+  return n > 64;
+}
+
 /// ONNX's shape inference of convolutions and pools reads the spatial
 /// attributes by the kernel's rank without checking them against the
 /// input's (found by fuzzing: a crash inside libonnx). Where both ranks are
@@ -188,7 +202,7 @@ import::foldShapeComputations(onnx::ModelProto &model) {
         else if (!in.empty() && c == constants.end())
           ready = false;
       }
-      if (!ready)
+      if (!ready || foldWouldExpand(node, ins))
         continue;
       auto result = import::foldNode(node, ins, inShapes);
       if (!result) {

@@ -12,6 +12,7 @@
 #ifndef WEFT_LIB_IMPORT_SHAPEFOLDING_H
 #define WEFT_LIB_IMPORT_SHAPEFOLDING_H
 
+#include "ConstTensor.h"
 #include "onnx/onnx_pb.h"
 #include "llvm/Support/Error.h"
 
@@ -20,6 +21,14 @@ namespace weft::import {
 /// Whether an initializer is a constant of the model (a shape, axes or a
 /// scalar) rather than a parameter or buffer.
 bool isConstantInitializer(const onnx::TensorProto &tensor);
+
+/// Whether folding `node` on `inputs` would expand a few values into a
+/// tensor of more than 64 elements (the largest constant initializer): a
+/// ConstantOfShape (weights may be given that way) or an Expand. Those are
+/// not folded; the importer emits a splat graph.constant or a graph.expand,
+/// so a 9 KB model does not become gigabytes of doubles.
+bool foldWouldExpand(const onnx::NodeProto &node,
+                     llvm::ArrayRef<const ConstTensor *> inputs);
 
 /// Runs ONNX shape inference (with data propagation) on `model`.
 llvm::Error inferShapes(onnx::ModelProto &model);
