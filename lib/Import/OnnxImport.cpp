@@ -5,6 +5,7 @@
 #include "Graph/Transforms/Passes.h"
 #include "Importer.h"
 #include "OnnxModel.h"
+#include "ZeroSizeInputs.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 
 using namespace weft;
@@ -35,9 +36,12 @@ weft::importOnnxFile(mlir::MLIRContext &context, llvm::StringRef path,
   onnx::ModelProto model;
   if (auto err = readOnnxModel(path, model))
     return std::move(err);
-  if (auto err = prepareOnnxModel(model, options, r))
+  auto resolved = withZeroSizeInputs(model, options, r);
+  if (!resolved)
+    return resolved.takeError();
+  if (auto err = prepareOnnxModel(model, *resolved, r))
     return std::move(err);
-  GraphImporter importer(context, model, options, r, path);
+  GraphImporter importer(context, model, *resolved, r, path);
   auto module = importer.run();
   if (module && options.fuse)
     for (auto func : (*module)->getOps<mlir::func::FuncOp>())
