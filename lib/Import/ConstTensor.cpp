@@ -114,6 +114,7 @@ bool import::isFoldable(llvm::StringRef opType) {
       .Cases("Add", "Sub", "Mul", "Div", "Equal", "Less", "Greater", "Where",
              true)
       .Cases("Not", "Sqrt", "Neg", "Pow", "Min", "Max", true)
+      .Cases("Mod", "And", "Or", "Xor", "Abs", true)
       .Cases("Range", "ConstantOfShape", "Expand", "Reshape", "Identity", true)
       .Default(false);
 }
@@ -558,6 +559,18 @@ import::foldNode(const onnx::NodeProto &node,
     return one(elementwise(ins, type, [](Args v) {
       return *std::max_element(v.begin(), v.end());
     }));
+  if (op == "Mod") {
+    // fmod = 0 (integers only): the remainder takes the divisor's sign.
+    bool cStyle = intAttr(node, "fmod", 0) != 0;
+    return one(elementwise(ins, type, [cStyle](Args v) {
+      double r = std::fmod(v[0], v[1]);
+      if (!cStyle && r != 0 && (r < 0) != (v[1] < 0))
+        r += v[1];
+      return r;
+    }));
+  }
+  if (op == "Abs")
+    return one(elementwise(ins, type, [](Args v) { return std::fabs(v[0]); }));
   if (op == "Sqrt")
     return one(elementwise(ins, type, [](Args v) { return std::sqrt(v[0]); }));
   if (op == "Neg")
@@ -565,6 +578,15 @@ import::foldNode(const onnx::NodeProto &node,
   constexpr int32_t boolType = onnx::TensorProto::BOOL;
   if (op == "Not")
     return one(elementwise(ins, boolType, [](Args v) { return v[0] == 0; }));
+  if (op == "And")
+    return one(elementwise(ins, boolType,
+                           [](Args v) { return v[0] != 0 && v[1] != 0; }));
+  if (op == "Or")
+    return one(elementwise(ins, boolType,
+                           [](Args v) { return v[0] != 0 || v[1] != 0; }));
+  if (op == "Xor")
+    return one(elementwise(ins, boolType,
+                           [](Args v) { return (v[0] != 0) != (v[1] != 0); }));
   if (op == "Equal")
     return one(elementwise(ins, boolType, [](Args v) { return v[0] == v[1]; }));
   if (op == "Less")

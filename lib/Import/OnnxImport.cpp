@@ -39,7 +39,7 @@ weft::importOnnxFile(mlir::MLIRContext &context, llvm::StringRef path,
   auto resolved = withZeroSizeInputs(model, options, r);
   if (!resolved)
     return resolved.takeError();
-  if (auto err = prepareOnnxModel(model, *resolved, r))
+  if (auto err = prepareOnnxModel(model, *resolved, r, path))
     return std::move(err);
   GraphImporter importer(context, model, *resolved, r, path);
   auto module = importer.run();

@@ -219,12 +219,81 @@ static void detachExternalData(onnx::ModelProto &model) {
   prop->set_value(llvm::join(detached, ","));
 }
 
+/// The bytes of one external tensor: `location` (relative to the model's
+/// folder, never leaving it), `offset` and `length` as the ONNX external
+/// data format gives them.
+static llvm::Error readExternalTensor(
+    onnx::TensorProto &t, llvm::StringRef modelDir,
+    llvm::StringMap<std::unique_ptr<llvm::MemoryBuffer>> &files) {
+  std::string location;
+  uint64_t offset = 0;
+  std::optional<uint64_t> length;
+  for (const auto &entry : t.external_data()) {
+    uint64_t n = 0;
+    if (entry.key() == "location")
+      location = entry.value();
+    else if ((entry.key() == "offset" || entry.key() == "length") &&
+             llvm::StringRef(entry.value()).getAsInteger(10, n))
+      return badInput("external data of '{0}': {1} '{2}' is not a number",
+                      t.name(), entry.key(), entry.value());
+    if (entry.key() == "offset")
+      offset = n;
+    if (entry.key() == "length")
+      length = n;
+  }
+  llvm::SmallVector<llvm::StringRef> parts;
+  llvm::StringRef(location).split(parts, '/');
+  if (location.empty() || llvm::sys::path::is_absolute(location) ||
+      llvm::is_contained(parts, ".."))
+    return badInput("external data of '{0}': location '{1}' is not a file "
+                    "inside the model's folder",
+                    t.name(), location);
+  auto &file = files[location];
+  if (!file) {
+    llvm::SmallString<256> full(modelDir);
+    llvm::sys::path::append(full, location);
+    auto buffer = llvm::MemoryBuffer::getFile(full, /*IsText=*/false,
+                                              /*RequiresNullTerminator=*/false);
+    if (!buffer)
+      return badInput("cannot read external data '{0}' of '{1}': {2}", full,
+                      t.name(), buffer.getError().message());
+    file = std::move(*buffer);
+  }
+  uint64_t size = file->getBufferSize();
+  uint64_t count = offset <= size ? size - offset : 0;
+  if (offset > size || (length && *length > count))
+    return badInput("external data of '{0}': bytes {1}..{2} lie beyond the "
+                    "end of '{3}' ({4} bytes)",
+                    t.name(), offset, offset + length.value_or(0), location,
+                    size);
+  t.set_raw_data(file->getBufferStart() + offset, length.value_or(count));
+  t.clear_external_data();
+  t.set_data_location(onnx::TensorProto::DEFAULT);
+  return llvm::Error::success();
+}
+
+/// Reads every external tensor into the model (--with-weights).
+static llvm::Error loadExternalData(onnx::ModelProto &model,
+                                    llvm::StringRef modelPath) {
+  llvm::StringRef dir = llvm::sys::path::parent_path(modelPath);
+  llvm::StringMap<std::unique_ptr<llvm::MemoryBuffer>> files;
+  for (auto &init : *model.mutable_graph()->mutable_initializer())
+    if (init.data_location() == onnx::TensorProto::EXTERNAL)
+      if (auto err = readExternalTensor(init, dir, files))
+        return err;
+  return llvm::Error::success();
+}
+
 llvm::Error import::prepareOnnxModel(onnx::ModelProto &model,
                                      const ImportOptions &options,
-                                     ImportReport &report) {
+                                     ImportReport &report,
+                                     llvm::StringRef modelPath) {
   for (const auto &init : model.graph().initializer())
     if (init.data_location() == onnx::TensorProto::EXTERNAL)
       report.externalData = true;
+  if (report.externalData && options.withWeights)
+    if (auto err = loadExternalData(model, modelPath))
+      return err;
   detachExternalData(model);
   llvm::StringSet<> params = listedParameters(model);
   report.weightless = !params.empty() && !report.externalData;

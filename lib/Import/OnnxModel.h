@@ -27,10 +27,11 @@ llvm::StringSet<> listedParameters(const onnx::ModelProto &model);
 
 /// Gives every data input a static shape (batch and --input-shape), then
 /// runs ONNX's checker and shape inference (with data propagation, so shape
-/// computations of training-mode exports resolve).
+/// computations of training-mode exports resolve). External data files are
+/// read (next to `modelPath`) only with `options.withWeights`.
 llvm::Error prepareOnnxModel(onnx::ModelProto &model,
-                             const ImportOptions &options,
-                             ImportReport &report);
+                             const ImportOptions &options, ImportReport &report,
+                             llvm::StringRef modelPath);
 
 } // namespace weft::import
 

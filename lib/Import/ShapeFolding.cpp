@@ -23,7 +23,9 @@ bool import::isConstantInitializer(const onnx::TensorProto &t) {
 bool import::foldWouldExpand(const onnx::NodeProto &node,
                              llvm::ArrayRef<const ConstTensor *> inputs) {
   llvm::StringRef op = node.op_type();
-  size_t shapeInput = op == "ConstantOfShape" ? 0 : op == "Expand" ? 1 : 2;
+  if (op != "ConstantOfShape" && op != "Expand")
+    return false;
+  size_t shapeInput = op == "ConstantOfShape" ? 0 : 1;
   if (shapeInput >= inputs.size() || !inputs[shapeInput])
     return false;
   // The product saturates: a shape whose product overflows is large too.

@@ -3,7 +3,8 @@
 end-to-end tests.
 
     export_torch.py {mlp,transformer,cnn,resnet,mobilenet,gpt,seq2seq}
-                    --mode {train,eval} -o model.onnx
+                    --mode {train,eval} [--exporter {torchscript,dynamo}]
+                    [--opset N] -o model.onnx
 
 Each model is wrapped so the exported graph ends in the scalar training loss
 (cross-entropy), as Weft expects. Training-mode exports keep dropout and
@@ -180,7 +181,14 @@ def main():
     parser.add_argument("model", choices=["mlp", "transformer", "cnn", "resnet",
                                           "mobilenet", "gpt", "seq2seq"])
     parser.add_argument("--mode", choices=["train", "eval"], default="train")
-    parser.add_argument("--opset", type=int, default=17)
+    parser.add_argument("--opset", type=int, default=0,
+                        help="opset to export (default: 17 for torchscript, "
+                        "the exporter's own for dynamo)")
+    parser.add_argument("--exporter", choices=["torchscript", "dynamo"],
+                        default="torchscript",
+                        help="torch.onnx's TorchScript-based exporter "
+                        "(keeps training-mode ops) or its torch.export-based "
+                        "one, the default of torch 2.9 and later")
     parser.add_argument("-o", "--output", required=True)
     args = parser.parse_args()
 
@@ -190,13 +198,21 @@ def main():
     model.train(training)
     token_models = ("transformer", "gpt", "seq2seq")
     names = ["ids", "y"] if args.model in token_models else ["x", "y"]
-    torch.onnx.export(
-        model, inputs, args.output, input_names=names, output_names=["loss"],
-        dynamic_axes={n: {0: "batch"} for n in names},
-        opset_version=args.opset,
-        training=(torch.onnx.TrainingMode.TRAINING if training
-                  else torch.onnx.TrainingMode.EVAL),
-        do_constant_folding=not training)
+    if args.exporter == "dynamo":
+        # torch.export-based, as `torch.onnx.export` does by default: it
+        # traces the eval-mode graph (opset 18 and later).
+        torch.onnx.export(
+            model, inputs, args.output, input_names=names,
+            output_names=["loss"], dynamic_axes={n: {0: "batch"} for n in names},
+            **({"opset_version": args.opset} if args.opset else {}))
+    else:
+        torch.onnx.export(
+            model, inputs, args.output, input_names=names,
+            output_names=["loss"], dynamic_axes={n: {0: "batch"} for n in names},
+            opset_version=args.opset or 17, dynamo=False,
+            training=(torch.onnx.TrainingMode.TRAINING if training
+                      else torch.onnx.TrainingMode.EVAL),
+            do_constant_folding=not training)
     return 0
 
 

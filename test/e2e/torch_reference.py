@@ -2,8 +2,10 @@
 """Reference values from PyTorch for weft-run's end-to-end tests.
 
     torch_reference.py export {mlp,transformer,cnn} -o DIR
+                       [--exporter {torchscript,dynamo} [--optimize]]
         builds a small model (seeded), exports it to DIR/model.onnx WITH its
-        weights in training mode (no dropout, no constant folding), saves the
+        weights in training mode (no dropout, no constant folding; the
+        dynamo exporter writes large weights to DIR/model.onnx.data), saves the
         data inputs as DIR/<input>.npy, and writes DIR/reference.txt: the
         loss and the L2 norm of every parameter's gradient after one
         backward pass in float64 (the same weights and inputs).
@@ -92,10 +94,22 @@ def export(args):
     os.makedirs(args.output, exist_ok=True)
     names = list(inputs)
     model.train(True)
-    torch.onnx.export(
-        model, tuple(inputs.values()), os.path.join(args.output, "model.onnx"),
-        input_names=names, output_names=["loss"], opset_version=17,
-        training=torch.onnx.TrainingMode.TRAINING, do_constant_folding=False)
+    path = os.path.join(args.output, "model.onnx")
+    if args.exporter == "torchscript":
+        torch.onnx.export(
+            model, tuple(inputs.values()), path, input_names=names,
+            output_names=["loss"], opset_version=17, dynamo=False,
+            training=torch.onnx.TrainingMode.TRAINING,
+            do_constant_folding=False)
+    else:
+        # torch.export-based (torch.onnx's default). Its optimizer, on by
+        # default, folds transposed weights into unnamed constants and
+        # merges initializers of equal value (two fresh LayerNorms' weights
+        # become one tensor), which changes what is trained: --optimize
+        # keeps it, as a user with default settings would have it.
+        torch.onnx.export(
+            model, tuple(inputs.values()), path, input_names=names,
+            output_names=["loss"], dynamo=True, optimize=args.optimize)
     for name, value in inputs.items():
         np.save(os.path.join(args.output, name + ".npy"),
                 np.ascontiguousarray(value.numpy()))
@@ -150,6 +164,10 @@ def main():
     sub = parser.add_subparsers(dest="command", required=True)
     e = sub.add_parser("export")
     e.add_argument("model", choices=["mlp", "transformer", "cnn"])
+    e.add_argument("--exporter", choices=["torchscript", "dynamo"],
+                   default="torchscript")
+    e.add_argument("--optimize", action="store_true",
+                   help="dynamo: run the exporter's graph optimizer")
     e.add_argument("-o", "--output", required=True)
     c = sub.add_parser("compare")
     c.add_argument("reference")
