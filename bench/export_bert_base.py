@@ -1,4 +1,4 @@
-#!/usr/bin/python3
+#!/usr/bin/env python3
 """Exports a BERT-Base-sized encoder (12 layers, hidden 768, 12 heads, FFN
 3072, vocabulary 30522, sequence 128) from PyTorch with its weights, in
 training mode, ending in the masked-LM cross-entropy loss."""
@@ -40,7 +40,7 @@ def main():
                       dynamic_axes={"ids": {0: "batch"}, "labels": {0: "batch"}},
                       opset_version=17,
                       training=torch.onnx.TrainingMode.TRAINING,
-                      do_constant_folding=False)
+                      do_constant_folding=False, dynamo=False)
 
 
 if __name__ == "__main__":

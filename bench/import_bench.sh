@@ -27,7 +27,7 @@ measure() { # label, command...
 measure "weftc bert (weightless, batch 256)" \
   "$build/bin/weftc" "$work/bert.onnx" --global-batch 256
 
-/usr/bin/python3 bench/export_bert_base.py -o "$work/bert-base.onnx" 2>/dev/null
+"${WEFT_VENV:-build/venv}/bin/python" bench/export_bert_base.py -o "$work/bert-base.onnx" 2>/dev/null
 ls -l "$work/bert-base.onnx" | awk '{printf "BERT-Base export: %.0f MB\n", $5/1e6}'
 measure "weftc BERT-Base from PyTorch --with-weights" \
   "$build/bin/weftc" "$work/bert-base.onnx" --global-batch 32 --with-weights

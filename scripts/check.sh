@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Builds Weft and runs every test: lit (FileCheck), GoogleTest and the
 # end-to-end tests with PyTorch, all registered with ctest.
-#   scripts/check.sh [CTEST ARGS]   the normal build in build/ (what CI runs)
+#   scripts/check.sh [CTEST ARGS]   the normal build in build/ (what CI runs);
+#                                   first installs the pinned Python packages
+#                                   into build/venv (end-to-end tests)
 #   scripts/check.sh --sanitize     the same tests built with AddressSanitizer
 #                                   and UndefinedBehaviorSanitizer in
 #                                   build-sanitize/ (a second full build,
@@ -11,7 +13,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 if [[ ${1:-} == --sanitize ]]; then
   shift
-  scripts/install-deps.sh
+  scripts/install-deps.sh --python
   [ -f build-sanitize/build.ninja ] ||
     cmake -G Ninja -S . -B build-sanitize -DCMAKE_BUILD_TYPE=Release \
       -DWEFT_SANITIZE=address,undefined -DWEFT_FUZZ=ON >/dev/null
@@ -22,5 +24,6 @@ if [[ ${1:-} == --sanitize ]]; then
   ctest --test-dir build-sanitize --output-on-failure -j"$(nproc)" "$@"
   exit
 fi
+scripts/install-deps.sh --python
 scripts/build.sh
 ctest --test-dir build --output-on-failure -j"$(nproc)" "$@"

@@ -107,12 +107,14 @@ TEST(ProfileDB, BadFilesAreBadInput) {
 
 TEST(ProfileDB, WeftProfileWritesALoadableDB) {
   // Runs the real profiler on this machine's CPU (kernels only, quick).
-  if (std::system("/usr/bin/python3 -c 'import torch' >/dev/null 2>&1") != 0)
-    GTEST_SKIP() << "Debian's python3-torch is not installed";
+  std::string python = WEFT_VENV_PYTHON;
+  if (std::system((python + " -c 'import torch' >/dev/null 2>&1").c_str()) != 0)
+    GTEST_SKIP() << "no PyTorch at " << python
+                 << " (scripts/install-deps.sh --python)";
   llvm::SmallString<128> path;
   ASSERT_FALSE(
       llvm::sys::fs::createTemporaryFile("weft-profile", "json", path));
-  std::string command = std::string("/usr/bin/python3 ") + WEFT_SOURCE_DIR +
+  std::string command = python + " " + WEFT_SOURCE_DIR +
                         "/tools/weft-profile/weft-profile -o " +
                         path.str().str() +
                         " --quick --no-collectives --min-seconds 0.001 "
