@@ -33,6 +33,8 @@ struct Model {
     // Diagnostics of bad plans are expected: keep them quiet.
     context.getDiagEngine().registerHandler(
         [](mlir::Diagnostic &) { return mlir::success(); });
+    // As weft-run's plan loader does (weft/Support/OpPrintingOff.h).
+    context.printOpOnDiagnostic(false);
   }
   mlir::MLIRContext context;
   mlir::OwningOpRef<mlir::ModuleOp> graph;

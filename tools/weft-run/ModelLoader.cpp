@@ -4,6 +4,7 @@
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/Parser/Parser.h"
 #include "weft/Support/Error.h"
+#include "weft/Support/OpPrintingOff.h"
 #include "weft/Support/Units.h"
 #include "llvm/Support/SourceMgr.h"
 #include <sys/resource.h>
@@ -22,6 +23,7 @@ weft::parseModuleFile(mlir::MLIRContext &context, llvm::StringRef path,
     }
     return mlir::success();
   });
+  OpPrintingOff firstLineOnly(context);
   llvm::SourceMgr sources;
   mlir::OwningOpRef<mlir::ModuleOp> module =
       mlir::parseSourceFile<mlir::ModuleOp>(path, sources, &context);

@@ -5,6 +5,7 @@
 #include "Spmd/IR/SpmdOps.h"
 #include "mlir/IR/Verifier.h"
 #include "mlir/Parser/Parser.h"
+#include "weft/Support/OpPrintingOff.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FormatVariadic.h"
@@ -141,6 +142,7 @@ PlanCache::lookup(mlir::MLIRContext &context) const {
   // A damaged plan must not print diagnostics: it is a miss.
   mlir::ScopedDiagnosticHandler quiet(
       &context, [](mlir::Diagnostic &) { return mlir::success(); });
+  OpPrintingOff unprinted(context);
   mlir::OwningOpRef<mlir::ModuleOp> plan =
       mlir::parseSourceString<mlir::ModuleOp>((*text)->getBuffer(), &context);
   if (!plan || mlir::failed(mlir::verify(*plan)))
