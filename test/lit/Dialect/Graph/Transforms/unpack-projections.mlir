@@ -126,3 +126,151 @@ func.func @matmul_used_twice(%x: tensor<4x8xf32>, %w: tensor<8x12xf32>, %b: tens
   %s = graph.slice %y {starts = array<i64: 0, 0>, limits = array<i64: 4, 4>, steps = array<i64: 1, 1>} : tensor<4x12xf32> -> tensor<4x4xf32>
   return %s, %m : tensor<4x4xf32>, tensor<4x12xf32>
 }
+
+// -----
+
+// torch 2.x's nn.MultiheadAttention: the packed activation is reshaped to
+// [S, B, 3, E], unsqueezed, transposed to bring the 3 to the front, squeezed
+// and gathered at 0, 1, 2. Gather i is the slice [i·E, (i+1)·E) of the
+// packed columns, so it becomes the same matmul as that slice; the view
+// chain, the gathers and their indices go.
+
+// CHECK-LABEL: func.func @torch2_packed_qkv
+// CHECK-SAME: (%[[X:.*]]: tensor<16x2x32xf32>, %[[W:.*]]: tensor<96x32xf32>, %[[B:.*]]: tensor<96xf32>)
+// CHECK-NOT: graph.gather
+// CHECK: %[[BQ:.*]] = graph.slice %[[B]] {limits = array<i64: 32>, starts = array<i64: 0>, steps = array<i64: 1>} : tensor<96xf32> -> tensor<32xf32>
+// CHECK: %[[WQ:.*]] = graph.slice %[[W]] {limits = array<i64: 32, 32>, starts = array<i64: 0, 0>, steps = array<i64: 1, 1>} : tensor<96x32xf32> -> tensor<32x32xf32>
+// CHECK: %[[WQT:.*]] = graph.transpose %[[WQ]] {perm = array<i64: 1, 0>}
+// CHECK: %[[MQ:.*]] = graph.matmul %[[X]], %[[WQT]] : (tensor<16x2x32xf32>, tensor<32x32xf32>) -> tensor<16x2x32xf32>
+// CHECK: %[[Q:.*]] = graph.add %[[BQ]], %[[MQ]]
+// CHECK: %[[BK:.*]] = graph.slice %[[B]] {limits = array<i64: 64>, starts = array<i64: 32>
+// CHECK: %[[WK:.*]] = graph.slice %[[W]] {limits = array<i64: 64, 32>, starts = array<i64: 32, 0>
+// CHECK: %[[WKT:.*]] = graph.transpose %[[WK]]
+// CHECK: %[[MK:.*]] = graph.matmul %[[X]], %[[WKT]]
+// CHECK: %[[K:.*]] = graph.add %[[BK]], %[[MK]]
+// CHECK: %[[BV:.*]] = graph.slice %[[B]] {limits = array<i64: 96>, starts = array<i64: 64>
+// CHECK: %[[WV:.*]] = graph.slice %[[W]] {limits = array<i64: 96, 32>, starts = array<i64: 64, 0>
+// CHECK: %[[WVT:.*]] = graph.transpose %[[WV]]
+// CHECK: %[[MV:.*]] = graph.matmul %[[X]], %[[WVT]]
+// CHECK: %[[V:.*]] = graph.add %[[BV]], %[[MV]]
+// CHECK-NOT: graph.gather
+// CHECK-NOT: graph.reshape
+// CHECK: return %[[Q]], %[[K]], %[[V]]
+func.func @torch2_packed_qkv(%x: tensor<16x2x32xf32>, %w: tensor<96x32xf32>, %b: tensor<96xf32>) -> (tensor<16x2x32xf32>, tensor<16x2x32xf32>, tensor<16x2x32xf32>) {
+  %i0 = graph.constant dense<0> : tensor<i64> : tensor<i64>
+  %i1 = graph.constant dense<1> : tensor<i64> : tensor<i64>
+  %i2 = graph.constant dense<2> : tensor<i64> : tensor<i64>
+  %wt = graph.transpose %w {perm = array<i64: 1, 0>} : tensor<96x32xf32> -> tensor<32x96xf32>
+  %p = graph.matmul %x, %wt : (tensor<16x2x32xf32>, tensor<32x96xf32>) -> tensor<16x2x96xf32>
+  %pb = graph.add %b, %p : (tensor<96xf32>, tensor<16x2x96xf32>) -> tensor<16x2x96xf32>
+  %r0 = graph.reshape %pb : tensor<16x2x96xf32> -> tensor<16x2x3x32xf32>
+  %r1 = graph.reshape %r0 : tensor<16x2x3x32xf32> -> tensor<1x16x2x3x32xf32>
+  %t = graph.transpose %r1 {perm = array<i64: 3, 1, 2, 0, 4>} : tensor<1x16x2x3x32xf32> -> tensor<3x16x2x1x32xf32>
+  %r2 = graph.reshape %t : tensor<3x16x2x1x32xf32> -> tensor<3x16x2x32xf32>
+  %q = graph.gather %r2, %i0 {axis = 0 : i64} : (tensor<3x16x2x32xf32>, tensor<i64>) -> tensor<16x2x32xf32>
+  %k = graph.gather %r2, %i1 {axis = 0 : i64} : (tensor<3x16x2x32xf32>, tensor<i64>) -> tensor<16x2x32xf32>
+  %v = graph.gather %r2, %i2 {axis = 0 : i64} : (tensor<3x16x2x32xf32>, tensor<i64>) -> tensor<16x2x32xf32>
+  return %q, %k, %v : tensor<16x2x32xf32>, tensor<16x2x32xf32>, tensor<16x2x32xf32>
+}
+
+// -----
+
+// Picks through another chain (the split dim moved to the front by one
+// transpose): a negative index counts from the end, and a one-element index
+// of rank 1 keeps a size-1 dim, restored by a reshape of the projection.
+// Only two of the three pieces are used.
+
+// CHECK-LABEL: func.func @picks_negative_and_rank1_index
+// CHECK-SAME: (%[[X:.*]]: tensor<4x8xf32>, %[[W:.*]]: tensor<8x12xf32>)
+// CHECK: %[[W2:.*]] = graph.slice %[[W]] {limits = array<i64: 8, 12>, starts = array<i64: 0, 8>, steps = array<i64: 1, 1>} : tensor<8x12xf32> -> tensor<8x4xf32>
+// CHECK: %[[L:.*]] = graph.matmul %[[X]], %[[W2]] : (tensor<4x8xf32>, tensor<8x4xf32>) -> tensor<4x4xf32>
+// CHECK: %[[W0:.*]] = graph.slice %[[W]] {limits = array<i64: 8, 4>, starts = array<i64: 0, 0>, steps = array<i64: 1, 1>} : tensor<8x12xf32> -> tensor<8x4xf32>
+// CHECK: %[[M0:.*]] = graph.matmul %[[X]], %[[W0]] : (tensor<4x8xf32>, tensor<8x4xf32>) -> tensor<4x4xf32>
+// CHECK: %[[F:.*]] = graph.reshape %[[M0]] : tensor<4x4xf32> -> tensor<1x4x4xf32>
+// CHECK-NOT: graph.gather
+// CHECK: return %[[L]], %[[F]]
+func.func @picks_negative_and_rank1_index(%x: tensor<4x8xf32>, %w: tensor<8x12xf32>) -> (tensor<4x4xf32>, tensor<1x4x4xf32>) {
+  %last = graph.constant dense<-1> : tensor<i64> : tensor<i64>
+  %first = graph.constant dense<[0]> : tensor<1xi32> : tensor<1xi32>
+  %m = graph.matmul %x, %w : (tensor<4x8xf32>, tensor<8x12xf32>) -> tensor<4x12xf32>
+  %r = graph.reshape %m : tensor<4x12xf32> -> tensor<4x3x4xf32>
+  %t = graph.transpose %r {perm = array<i64: 1, 0, 2>} : tensor<4x3x4xf32> -> tensor<3x4x4xf32>
+  %l = graph.gather %t, %last {axis = 0 : i64} : (tensor<3x4x4xf32>, tensor<i64>) -> tensor<4x4xf32>
+  %f = graph.gather %t, %first {axis = 0 : i64} : (tensor<3x4x4xf32>, tensor<1xi32>) -> tensor<1x4x4xf32>
+  return %l, %f : tensor<4x4xf32>, tensor<1x4x4xf32>
+}
+
+// -----
+
+// Chains the pass must not touch. The transpose also swaps S and B, so a
+// pick is a transposed slice, not a slice.
+
+// CHECK-LABEL: func.func @pick_transposed_rows
+// CHECK: graph.matmul %{{.*}}, %{{.*}} : (tensor<16x2x32xf32>, tensor<32x96xf32>) -> tensor<16x2x96xf32>
+// CHECK: graph.transpose %{{.*}} {perm = array<i64: 3, 2, 1, 0, 4>}
+// CHECK: graph.gather
+// CHECK-NOT: graph.matmul
+func.func @pick_transposed_rows(%x: tensor<16x2x32xf32>, %w: tensor<32x96xf32>) -> tensor<2x16x32xf32> {
+  %i0 = graph.constant dense<0> : tensor<i64> : tensor<i64>
+  %p = graph.matmul %x, %w : (tensor<16x2x32xf32>, tensor<32x96xf32>) -> tensor<16x2x96xf32>
+  %r0 = graph.reshape %p : tensor<16x2x96xf32> -> tensor<16x2x3x32xf32>
+  %r1 = graph.reshape %r0 : tensor<16x2x3x32xf32> -> tensor<1x16x2x3x32xf32>
+  %t = graph.transpose %r1 {perm = array<i64: 3, 2, 1, 0, 4>} : tensor<1x16x2x3x32xf32> -> tensor<3x2x16x1x32xf32>
+  %r2 = graph.reshape %t : tensor<3x2x16x1x32xf32> -> tensor<3x2x16x32xf32>
+  %q = graph.gather %r2, %i0 {axis = 0 : i64} : (tensor<3x2x16x32xf32>, tensor<i64>) -> tensor<2x16x32xf32>
+  return %q : tensor<2x16x32xf32>
+}
+
+// -----
+
+// The index is not a constant.
+
+// CHECK-LABEL: func.func @pick_index_not_constant
+// CHECK: graph.matmul %{{.*}}, %{{.*}} : (tensor<4x8xf32>, tensor<8x12xf32>) -> tensor<4x12xf32>
+// CHECK: graph.gather
+// CHECK-NOT: graph.matmul
+func.func @pick_index_not_constant(%x: tensor<4x8xf32>, %w: tensor<8x12xf32>, %i: tensor<i64>) -> tensor<4x4xf32> {
+  %m = graph.matmul %x, %w : (tensor<4x8xf32>, tensor<8x12xf32>) -> tensor<4x12xf32>
+  %r = graph.reshape %m : tensor<4x12xf32> -> tensor<4x3x4xf32>
+  %t = graph.transpose %r {perm = array<i64: 1, 0, 2>} : tensor<4x3x4xf32> -> tensor<3x4x4xf32>
+  %g = graph.gather %t, %i {axis = 0 : i64} : (tensor<3x4x4xf32>, tensor<i64>) -> tensor<4x4xf32>
+  return %g : tensor<4x4xf32>
+}
+
+// -----
+
+// A view of the packed value is also used whole (returned): nothing changes,
+// not even the picks, since the packed matmul stays.
+
+// CHECK-LABEL: func.func @packed_view_used_whole
+// CHECK: graph.matmul %{{.*}}, %{{.*}} : (tensor<4x8xf32>, tensor<8x12xf32>) -> tensor<4x12xf32>
+// CHECK-COUNT-2: graph.gather
+// CHECK-NOT: graph.matmul
+func.func @packed_view_used_whole(%x: tensor<4x8xf32>, %w: tensor<8x12xf32>) -> (tensor<4x4xf32>, tensor<4x4xf32>, tensor<3x4x4xf32>) {
+  %i0 = graph.constant dense<0> : tensor<i64> : tensor<i64>
+  %i1 = graph.constant dense<1> : tensor<i64> : tensor<i64>
+  %m = graph.matmul %x, %w : (tensor<4x8xf32>, tensor<8x12xf32>) -> tensor<4x12xf32>
+  %r = graph.reshape %m : tensor<4x12xf32> -> tensor<4x3x4xf32>
+  %t = graph.transpose %r {perm = array<i64: 1, 0, 2>} : tensor<4x3x4xf32> -> tensor<3x4x4xf32>
+  %a = graph.gather %t, %i0 {axis = 0 : i64} : (tensor<3x4x4xf32>, tensor<i64>) -> tensor<4x4xf32>
+  %b = graph.gather %t, %i1 {axis = 0 : i64} : (tensor<3x4x4xf32>, tensor<i64>) -> tensor<4x4xf32>
+  return %a, %b, %t : tensor<4x4xf32>, tensor<4x4xf32>, tensor<3x4x4xf32>
+}
+
+// -----
+
+// The reshape merges rows with the packed dim ([4, 12] -> [2, 3, 8]): the
+// 3 it gathers along is not a split of the packed dim alone.
+
+// CHECK-LABEL: func.func @pick_after_merge
+// CHECK: graph.matmul %{{.*}}, %{{.*}} : (tensor<4x8xf32>, tensor<8x12xf32>) -> tensor<4x12xf32>
+// CHECK: graph.reshape %{{.*}} : tensor<4x12xf32> -> tensor<2x3x8xf32>
+// CHECK: graph.gather
+// CHECK-NOT: graph.matmul
+func.func @pick_after_merge(%x: tensor<4x8xf32>, %w: tensor<8x12xf32>) -> tensor<2x8xf32> {
+  %i1 = graph.constant dense<1> : tensor<i64> : tensor<i64>
+  %m = graph.matmul %x, %w : (tensor<4x8xf32>, tensor<8x12xf32>) -> tensor<4x12xf32>
+  %r = graph.reshape %m : tensor<4x12xf32> -> tensor<2x3x8xf32>
+  %g = graph.gather %r, %i1 {axis = 1 : i64} : (tensor<2x3x8xf32>, tensor<i64>) -> tensor<2x8xf32>
+  return %g : tensor<2x8xf32>
+}

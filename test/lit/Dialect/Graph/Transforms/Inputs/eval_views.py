@@ -1,22 +1,26 @@
 #!/usr/bin/python3
 """Evaluates each function of a printed graph module on integer-valued
 arguments and prints its results, for comparing a program before and after
-a rewrite. Arguments are filled from a generator seeded by their position
-and shape, so two programs with the same signature see the same inputs;
-integer values keep float64 arithmetic exact, so equal programs print equal
-text. Only the ops the projection tests use are supported: transpose,
-matmul, add, sub, mul, div, relu, slice, split.
+a rewrite. Float arguments are filled from a generator seeded by their
+position and shape, so two programs with the same signature see the same
+inputs; integer values keep float64 arithmetic exact, so equal programs
+print equal text. Integer arguments (indices) are zero. Only the ops the
+projection tests use are supported: constant, transpose, reshape, matmul,
+add, sub, mul, div, relu, slice, split, gather.
 
     eval_views.py < module.mlir
 """
+import ast
 import re
 import sys
 
 import numpy as np
 
 FUNC = re.compile(r"func\.func @(\w+)\((.*)\) ->")
-ARG = re.compile(r"(%\w+): tensor<([0-9x]*)x?f32>")
+ARG = re.compile(r"(%\w+): tensor<([0-9x]*)x?(f32|i32|i64)>")
 OP = re.compile(r"^\s*(%[\w, %:]+) = graph\.(\w+) ([^{:]*?)\s*(\{.*\})?\s*:")
+CONST = re.compile(
+    r"^\s*(%\w+) = graph\.constant dense<([^>]*)> : tensor<([0-9x]*)x?\w+>")
 RET = re.compile(r"^\s*return (.*) :")
 
 
@@ -32,6 +36,11 @@ def ints(attrs, name):
 def evaluate(op, args, attrs, results, env):
     if op == "transpose":
         return [np.transpose(args[0], ints(attrs, "perm"))]
+    if op == "reshape":
+        return [np.reshape(args[0], shape_of(results[0]))]
+    if op == "gather":
+        axis = int(re.search(r"axis = (\d+)", attrs).group(1))
+        return [np.take(args[0], args[1].astype(np.int64), axis=axis)]
     if op == "relu":
         return [np.maximum(args[0], 0)]
     if op == "matmul":
@@ -58,10 +67,20 @@ def main():
         if func:
             print("func", func.group(1))
             env = {}
-            for i, (name, dims) in enumerate(ARG.findall(func.group(2))):
+            for i, (name, dims, kind) in enumerate(ARG.findall(func.group(2))):
                 shape = shape_of(dims)
+                if kind != "f32":
+                    env[name] = np.zeros(shape, dtype=np.int64)
+                    continue
                 rng = np.random.default_rng(1000 * i + len(shape))
                 env[name] = rng.integers(-3, 4, size=shape).astype(np.float64)
+            continue
+        const = CONST.match(line)
+        if const:
+            # A splat (`dense<2>`) or a nested list (`dense<[0, 1]>`).
+            value = np.array(ast.literal_eval(const.group(2)), dtype=np.float64)
+            env[const.group(1)] = np.broadcast_to(
+                value, shape_of(const.group(3))).copy()
             continue
         op = OP.match(line)
         if op:
@@ -71,7 +90,7 @@ def main():
                 base, count = names[0].split(":")
                 names = ["%s#%d" % (base, i) for i in range(int(count))]
             args = [env[a.strip()] for a in op.group(3).split(",") if a.strip()]
-            types = re.findall(r"tensor<([0-9x]*)x?f32>", line.split("->")[-1])
+            types = re.findall(r"tensor<([0-9x]*)x?\w+>", line.split("->")[-1])
             values = evaluate(op.group(2), args, op.group(4) or "", types, env)
             env.update(zip(names, values))
             continue
