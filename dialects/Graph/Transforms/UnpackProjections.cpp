@@ -212,12 +212,10 @@ std::optional<View> reshapeView(const View &in, ReshapeOp reshape) {
       return std::nullopt;
     out.labels[outs[o]] = in.labels[ins[i]];
   }
-  int64_t picks = outShape[outs[p]], within = outShape[outs[p + 1]];
-  if (picks * within != inShape[ins[p]])
-    return std::nullopt;
+  // The element counts agree, so the two dims multiply to the packed one.
   out.labels[outs[p]] = kPick;
   out.labels[outs[p + 1]] = kWithin;
-  out.within = within;
+  out.within = outShape[outs[p + 1]];
   return out;
 }
 

@@ -274,3 +274,22 @@ func.func @pick_after_merge(%x: tensor<4x8xf32>, %w: tensor<8x12xf32>) -> tensor
   %g = graph.gather %r, %i1 {axis = 1 : i64} : (tensor<2x3x8xf32>, tensor<i64>) -> tensor<2x8xf32>
   return %g : tensor<2x8xf32>
 }
+
+// -----
+
+// The second reshape reinterprets [4, 3, 4] as [3, 4, 4] rather than
+// inserting or dropping size-1 dims: its 4s are not the rows and columns.
+
+// CHECK-LABEL: func.func @pick_after_reinterpreting_reshape
+// CHECK: graph.matmul %{{.*}}, %{{.*}} : (tensor<4x8xf32>, tensor<8x12xf32>) -> tensor<4x12xf32>
+// CHECK: graph.reshape %{{.*}} : tensor<4x3x4xf32> -> tensor<3x4x4xf32>
+// CHECK: graph.gather
+// CHECK-NOT: graph.matmul
+func.func @pick_after_reinterpreting_reshape(%x: tensor<4x8xf32>, %w: tensor<8x12xf32>) -> tensor<3x4xf32> {
+  %i1 = graph.constant dense<1> : tensor<i64> : tensor<i64>
+  %m = graph.matmul %x, %w : (tensor<4x8xf32>, tensor<8x12xf32>) -> tensor<4x12xf32>
+  %r = graph.reshape %m : tensor<4x12xf32> -> tensor<4x3x4xf32>
+  %s = graph.reshape %r : tensor<4x3x4xf32> -> tensor<3x4x4xf32>
+  %g = graph.gather %s, %i1 {axis = 1 : i64} : (tensor<3x4x4xf32>, tensor<i64>) -> tensor<3x4xf32>
+  return %g : tensor<3x4xf32>
+}
