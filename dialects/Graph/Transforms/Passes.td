@@ -10,22 +10,35 @@ def UnpackProjections : Pass<"graph-unpack-projections", "::mlir::func::FuncOp">
   let description = [{
     PyTorch exports the Q/K/V projection of `nn.MultiheadAttention` as one
     matmul with a packed 3H-column weight (`x @ W^T` through a transpose of
-    the parameter, or a Gemm), an optional add of the packed bias, and three
-    slices (or one split) of the activation along its last dim. A slice of
-    the activation cannot be split by heads, so head-parallel attention is
-    not expressible on it (docs/Design.md §3.1).
+    the parameter, or a Gemm), an optional add of the packed bias, and then
+    takes the three pieces of the activation's last dim apart: PyTorch 1.x
+    with three slices (or one split), PyTorch 2.x with a reshape of the
+    packed dim to [3, H], reshapes and transposes that bring the 3 to the
+    front, and a gather of index 0, 1 and 2 along it. A piece of the packed
+    activation cannot be split by heads, so head-parallel attention is not
+    expressible on it (docs/Design.md §3.1).
 
-    This pass rewrites every slice (or split piece) of the last dim of such
-    a value into the same computation over views of the operands: the
-    matmul's weight is sliced along its column dim (through the transpose,
-    on the parameter's row dim), and every elementwise addend or factor that
-    has the packed dim (the bias) is sliced with the same window; operands
-    broadcast along that dim stay whole. Column j of `x·W + b` is
-    `x·W[:, j] + b[j]`, so the result is unchanged element for element.
+    This pass rewrites every window of the last dim of such a value into the
+    same computation over views of the operands: the matmul's weight is
+    sliced along its column dim (through the transpose, on the parameter's
+    row dim), and every elementwise addend or factor that has the packed dim
+    (the bias) is sliced with the same window; operands broadcast along that
+    dim stay whole. Column j of `x·W + b` is `x·W[:, j] + b[j]`, so the
+    result is unchanged element for element.
 
-    Applies only when every user of the packed value is such a slice or
-    split, and every op between it and the matmul has one use, so the packed
-    computation disappears.
+    The windows are slices of the last dim, split pieces along it, and
+    picks. A pick is a gather of a constant one-element index i (negative
+    counts from the end) along the dim of size k that a reshape split from
+    the packed dim as [k, E], through a chain of transposes and of reshapes
+    that otherwise only insert or drop size-1 dims, which leaves the other
+    dims in the packed value's order with E last: it is the window
+    [i·E, (i+1)·E). A pick whose result keeps size-1 dims (an index of rank
+    1) gets a reshape of its projection.
+
+    Applies only when every use of the packed value is such a window (a
+    chain of views may branch, and each branch must end in picks), and every
+    op between it and the matmul has one use, so the packed computation and
+    its views disappear.
 
     Example:
 
@@ -42,6 +55,18 @@ def UnpackProjections : Pass<"graph-unpack-projections", "::mlir::func::FuncOp">
     %wqt = graph.transpose %wq {perm = array<i64: 1, 0>} : tensor<32x32xf32> -> tensor<32x32xf32>
     %q = graph.matmul %x, %wqt : (tensor<16x2x32xf32>, tensor<32x32xf32>) -> tensor<16x2x32xf32>
     ```
+
+    and so does PyTorch 2.x's pick of the same columns:
+
+    ```mlir
+    %r0 = graph.reshape %p : tensor<16x2x96xf32> -> tensor<16x2x3x32xf32>
+    %r1 = graph.reshape %r0 : tensor<16x2x3x32xf32> -> tensor<1x16x2x3x32xf32>
+    %t = graph.transpose %r1 {perm = array<i64: 3, 1, 2, 0, 4>} : tensor<1x16x2x3x32xf32> -> tensor<3x16x2x1x32xf32>
+    %r2 = graph.reshape %t : tensor<3x16x2x1x32xf32> -> tensor<3x16x2x32xf32>
+    %q = graph.gather %r2, %i0 {axis = 0 : i64} : (tensor<3x16x2x32xf32>, tensor<i64>) -> tensor<16x2x32xf32>
+    ```
+
+    where `%i0` is `graph.constant dense<0> : tensor<i64>`.
   }];
   let dependentDialects = ["::weft::graph::GraphDialect"];
 }
