@@ -318,28 +318,30 @@ def as_npy(array):
     return None
 
 
-def compare(got, want):
-    """None when `got` (weft's .npy) equals `want`, else why not."""
+def compare(got, want, label="expected"):
+    """None when `got` (weft's .npy) equals `want`, else why not; `label`
+    names the reference in the message."""
     import numpy as np
     want = np.asarray(want)
     if got.shape != want.shape:
-        return "shape %s, expected %s" % (list(got.shape), list(want.shape))
+        return "shape %s, %s %s" % (list(got.shape), label,
+                                    list(want.shape))
     kind = want.dtype.kind
     if want.dtype.name == "bfloat16":
         kind = "f"
     if kind == "b" or kind in "iu":
         ok = got.dtype.kind in ("b" if kind == "b" else "iu")
         if not ok:
-            return "type %s, expected %s" % (got.dtype, want.dtype)
+            return "type %s, %s %s" % (got.dtype, label, want.dtype)
         bad = np.argwhere(np.atleast_1d(got.astype(np.int64) !=
                                         want.astype(np.int64)))
         if len(bad) == 0:
             return None
         at = tuple(int(i) for i in bad[0]) if got.ndim else ()
-        return "%d of %d elements differ, first at %s: %s, expected %s" % (
-            len(bad), got.size, list(at), got[at], want[at])
+        return "%d of %d elements differ, first at %s: %s, %s %s" % (
+            len(bad), got.size, list(at), got[at], label, want[at])
     if kind != "f" or got.dtype.kind != "f":
-        return "type %s, expected %s" % (got.dtype, want.dtype)
+        return "type %s, %s %s" % (got.dtype, label, want.dtype)
     rtol, atol = TOLERANCE.get(want.dtype.name, TOLERANCE["float32"])
     g = got.astype(np.float64)
     w = want.astype(np.float64)
@@ -348,8 +350,8 @@ def compare(got, want):
         return None
     bad = np.argwhere(np.atleast_1d(~close))
     at = tuple(int(i) for i in bad[0]) if got.ndim else ()
-    return "%d of %d elements differ, first at %s: %.7g, expected %.7g" % (
-        len(bad), g.size, list(at), g[at], w[at])
+    return "%d of %d elements differ, first at %s: %.7g, %s %.7g" % (
+        len(bad), g.size, list(at), g[at], label, w[at])
 
 
 def run_onnxruntime(model_bytes, names, inputs):
@@ -431,7 +433,7 @@ def run_case(task, tools, work, keep):
             result["ort"], result["ort_reason"] = "unavailable", why
             return result
         for i, (g, o) in enumerate(zip(got, outs)):
-            why = "missing" if g is None else compare(g, o)
+            why = "missing" if g is None else compare(g, o, "onnxruntime")
             if why:
                 result["ort"] = "differs"
                 result["ort_reason"] = "output %d: %s" % (i, why)
