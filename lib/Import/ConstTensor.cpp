@@ -116,6 +116,9 @@ bool import::isFoldable(llvm::StringRef opType) {
       .Cases("Not", "Sqrt", "Neg", "Pow", "Min", "Max", true)
       .Cases("Mod", "And", "Or", "Xor", "Abs", true)
       .Cases("Range", "ConstantOfShape", "Expand", "Reshape", "Identity", true)
+      .Cases("LessOrEqual", "GreaterOrEqual", "CastLike", "Log", "Cos", "Sin",
+             true)
+      .Cases("Transpose", "GatherElements", true)
       .Default(false);
 }
 
@@ -528,8 +531,13 @@ import::foldNode(const onnx::NodeProto &node,
     return one(elementwise({&a, &shape}, type,
                            [](llvm::ArrayRef<double> v) { return v[0]; }));
   }
-  if (op == "Cast") {
-    int32_t to = int32_t(intAttr(node, "to", type));
+  if (op == "Transpose")
+    return one(foldTranspose(node, a));
+  if (op == "GatherElements")
+    return one(foldGatherElements(node, a, *ins[1]));
+  if (op == "Cast" || op == "CastLike") {
+    int32_t to = op == "CastLike" ? ins[1]->elementType
+                                  : int32_t(intAttr(node, "to", type));
     ConstTensor out = a;
     out.elementType = to;
     for (double &v : out.values)
@@ -575,6 +583,12 @@ import::foldNode(const onnx::NodeProto &node,
     return one(elementwise(ins, type, [](Args v) { return std::sqrt(v[0]); }));
   if (op == "Neg")
     return one(elementwise(ins, type, [](Args v) { return -v[0]; }));
+  if (op == "Log")
+    return one(elementwise(ins, type, [](Args v) { return std::log(v[0]); }));
+  if (op == "Cos")
+    return one(elementwise(ins, type, [](Args v) { return std::cos(v[0]); }));
+  if (op == "Sin")
+    return one(elementwise(ins, type, [](Args v) { return std::sin(v[0]); }));
   constexpr int32_t boolType = onnx::TensorProto::BOOL;
   if (op == "Not")
     return one(elementwise(ins, boolType, [](Args v) { return v[0] == 0; }));
@@ -593,6 +607,10 @@ import::foldNode(const onnx::NodeProto &node,
     return one(elementwise(ins, boolType, [](Args v) { return v[0] < v[1]; }));
   if (op == "Greater")
     return one(elementwise(ins, boolType, [](Args v) { return v[0] > v[1]; }));
+  if (op == "LessOrEqual")
+    return one(elementwise(ins, boolType, [](Args v) { return v[0] <= v[1]; }));
+  if (op == "GreaterOrEqual")
+    return one(elementwise(ins, boolType, [](Args v) { return v[0] >= v[1]; }));
   if (op == "Where")
     return one(elementwise(ins, ins[1]->elementType,
                            [](Args v) { return v[0] != 0 ? v[1] : v[2]; }));

@@ -45,6 +45,13 @@ foldNode(const onnx::NodeProto &node,
          llvm::ArrayRef<const ConstTensor *> inputs,
          llvm::ArrayRef<std::vector<int64_t>> inputShapes);
 
+/// Transpose and GatherElements of constants (ConstTensorMoves.cpp).
+llvm::Expected<ConstTensor> foldTranspose(const onnx::NodeProto &node,
+                                          const ConstTensor &data);
+llvm::Expected<ConstTensor> foldGatherElements(const onnx::NodeProto &node,
+                                               const ConstTensor &data,
+                                               const ConstTensor &indices);
+
 } // namespace weft::import
 
 #endif // WEFT_LIB_IMPORT_CONSTTENSOR_H

@@ -7,6 +7,7 @@
 
 #include "OnnxModel.h"
 #include "OpsetBridge.h"
+#include "SequenceSplits.h"
 #include "ShapeFolding.h"
 #include "onnx/checker.h"
 #include "onnx/defs/parser.h"
@@ -351,11 +352,13 @@ llvm::Error import::prepareOnnxModel(onnx::ModelProto &model,
       if (auto err = inferShapes(model))
         return err;
     } while (typeBridgedOutputs(model));
-    auto folded = foldShapeComputations(model);
+    auto folded = foldShapeComputations(model, options.frozen);
     if (!folded)
       return folded.takeError();
     report.foldedNodes += *folded;
     typed = typeBridgedOutputs(model);
+    // Split sizes can need the shapes just inferred.
+    typed |= splitSequences(model);
   } while (typed);
   restoreBridgedOps(model);
   return llvm::Error::success();

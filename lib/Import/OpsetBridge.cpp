@@ -75,6 +75,7 @@ public:
 private:
   llvm::Error checkElementTypes() const;
   llvm::Error checkFunctions();
+  void dropEmptyConcatInputs();
   llvm::Error rewrite(onnx::NodeProto &node);
   llvm::Error reductionAxes(onnx::NodeProto &node);
   llvm::Error
@@ -94,6 +95,9 @@ private:
   /// Constant tensors of the graph: initializers and Constant nodes.
   llvm::StringMap<const onnx::TensorProto *> constants;
   llvm::StringMap<std::vector<int64_t>> constantIntLists;
+  /// The node producing each value, for constants behind value-preserving
+  /// ops (the dynamo exporter reshapes its axes lists).
+  llvm::StringMap<const onnx::NodeProto *> producers;
 };
 
 } // namespace
@@ -136,6 +140,23 @@ llvm::Error Bridge::dropDefault(
 
 std::optional<std::vector<int64_t>>
 Bridge::constantInts(llvm::StringRef name) const {
+  // Reshape, Identity, Squeeze and Unsqueeze keep the values in order. The
+  // walk is bounded: a malformed graph may have a cycle.
+  for (int step = 0; step < 16; ++step) {
+    if (constantIntLists.count(name) || constants.count(name))
+      break;
+    auto producer = producers.find(name);
+    if (producer == producers.end())
+      return std::nullopt;
+    const onnx::NodeProto &node = *producer->second;
+    llvm::StringRef op = node.op_type();
+    bool keepsValues = op == "Reshape" || op == "Identity" || op == "Squeeze" ||
+                       op == "Unsqueeze";
+    if (!keepsValues || node.input_size() == 0 ||
+        !(node.domain().empty() || node.domain() == "ai.onnx"))
+      return std::nullopt;
+    name = node.input(0);
+  }
   auto list = constantIntLists.find(name);
   if (list != constantIntLists.end())
     return list->second;
@@ -277,6 +298,30 @@ llvm::Error Bridge::checkElementTypes() const {
   return llvm::Error::success();
 }
 
+/// Concat inputs that are empty 1-d constants add nothing; the linked
+/// shape inference rejects a Concat whose first input is one (the dynamo
+/// exporter's reshape targets begin with the empty leading dims).
+void Bridge::dropEmptyConcatInputs() {
+  auto isEmpty = [&](const std::string &name) {
+    auto it = constants.find(name);
+    return it != constants.end() && it->second->dims_size() == 1 &&
+           it->second->dims(0) == 0;
+  };
+  for (auto &node : *graph.mutable_node()) {
+    if (node.op_type() != "Concat" ||
+        !(node.domain().empty() || node.domain() == "ai.onnx"))
+      continue;
+    auto *inputs = node.mutable_input();
+    if (llvm::all_of(*inputs, isEmpty))
+      continue;
+    for (int i = inputs->size() - 1; i >= 0; --i)
+      if (isEmpty(inputs->Get(i))) {
+        inputs->DeleteSubrange(i, 1);
+        ++changed;
+      }
+  }
+}
+
 llvm::Error Bridge::checkFunctions() {
   if (model.functions_size() == 0)
     return llvm::Error::success();
@@ -293,13 +338,66 @@ llvm::Error Bridge::checkFunctions() {
   return llvm::Error::success();
 }
 
+/// An empty value_ints or value_floats list (the dynamo exporter's shape
+/// of a scalar) becomes a 1-d tensor of no elements: the linked checker
+/// reads an empty list as a missing one.
+static bool emptyListToTensor(onnx::AttributeProto &a) {
+  bool ints = a.name() == "value_ints" && a.ints_size() == 0;
+  bool floats = a.name() == "value_floats" && a.floats_size() == 0;
+  if (!ints && !floats)
+    return false;
+  a.Clear();
+  a.set_name("value");
+  a.set_type(onnx::AttributeProto::TENSOR);
+  a.mutable_t()->set_data_type(ints ? onnx::TensorProto::INT64
+                                    : onnx::TensorProto::FLOAT);
+  a.mutable_t()->add_dims(0);
+  return true;
+}
+
+/// A Shape node whose start and end select nothing, whatever the input's
+/// rank (the dynamo exporter's leading dims of a reshape to [-1, d]),
+/// becomes an empty int64 Constant: the linked shape inference gives it a
+/// type Concat then rejects.
+static bool emptyShapeToConstant(onnx::NodeProto &node) {
+  if (node.op_type() != "Shape" || node.output_size() != 1)
+    return false;
+  std::optional<int64_t> start, end;
+  for (const auto &a : node.attribute()) {
+    if (a.name() == "start")
+      start = a.i();
+    if (a.name() == "end")
+      end = a.i();
+  }
+  bool empty = start && end &&
+               (*start == *end || (*start >= 0 && *end >= 0 && *end < *start) ||
+                (*start < 0 && *end < 0 && *end < *start));
+  if (!empty)
+    return false;
+  node.clear_input();
+  node.clear_attribute();
+  node.set_op_type("Constant");
+  auto *a = node.add_attribute();
+  a->set_name("value");
+  a->set_type(onnx::AttributeProto::TENSOR);
+  a->mutable_t()->set_data_type(onnx::TensorProto::INT64);
+  a->mutable_t()->add_dims(0);
+  return true;
+}
+
 llvm::Expected<unsigned> Bridge::run() {
   for (const auto &init : graph.initializer())
     constants[init.name()] = &init;
-  for (const auto &node : graph.node()) {
+  for (auto &node : *graph.mutable_node()) {
+    for (const std::string &out : node.output())
+      producers[out] = &node;
+    if (node.domain().empty() || node.domain() == "ai.onnx")
+      changed += emptyShapeToConstant(node);
     if (node.op_type() != "Constant" || node.output_size() != 1 ||
         !(node.domain().empty() || node.domain() == "ai.onnx"))
       continue;
+    for (auto &a : *node.mutable_attribute())
+      changed += emptyListToTensor(a);
     for (const auto &a : node.attribute()) {
       if (a.name() == "value" && a.has_t())
         constants[node.output(0)] = &a.t();
@@ -308,6 +406,7 @@ llvm::Expected<unsigned> Bridge::run() {
             std::vector<int64_t>(a.ints().begin(), a.ints().end());
     }
   }
+  dropEmptyConcatInputs();
   if (model.ir_version() > kCheckerIrVersion) {
     if (auto err = checkElementTypes())
       return std::move(err);

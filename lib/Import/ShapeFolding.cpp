@@ -145,8 +145,9 @@ static onnx::TensorProto toTensorProto(const ConstTensor &c) {
       t.add_double_data(v);
     break;
   case onnx::TensorProto::INT64:
-    for (double v : c.values)
-      t.add_int64_data(int64_t(v));
+    // asInts saturates: INT64_MAX as a double does not fit back.
+    for (int64_t v : c.asInts())
+      t.add_int64_data(v);
     break;
   default:
     // INT32, INT8, UINT8 and BOOL all live in int32_data.
@@ -171,8 +172,18 @@ static void replaceWithConstant(onnx::NodeProto &node, const ConstTensor &c) {
   *attr->mutable_t() = toTensorProto(c);
 }
 
+/// A frozen float initializer small enough to hold as a constant.
+static bool isSmallFrozen(const onnx::TensorProto &t,
+                          const std::set<std::string> &frozen) {
+  int64_t n = 1;
+  for (int64_t d : t.dims())
+    n *= d;
+  return n <= 64 && frozen.count(t.name());
+}
+
 llvm::Expected<unsigned>
-import::foldShapeComputations(onnx::ModelProto &model) {
+import::foldShapeComputations(onnx::ModelProto &model,
+                              const std::set<std::string> &frozen) {
   unsigned total = 0;
   // Each round can reveal shapes that let the next one fold more; a graph
   // has no more rounds of this than nodes, and real exports need two or
@@ -181,7 +192,7 @@ import::foldShapeComputations(onnx::ModelProto &model) {
     auto shapes = staticShapes(model.graph());
     llvm::StringMap<ConstTensor> constants;
     for (const auto &init : model.graph().initializer())
-      if (isConstantInitializer(init))
+      if (isConstantInitializer(init) || isSmallFrozen(init, frozen))
         if (auto c = readTensor(init))
           constants[init.name()] = std::move(*c);
 

@@ -15,6 +15,8 @@
 #include "ConstTensor.h"
 #include "onnx/onnx_pb.h"
 #include "llvm/Support/Error.h"
+#include <set>
+#include <string>
 
 namespace weft::import {
 
@@ -34,8 +36,14 @@ bool foldWouldExpand(const onnx::NodeProto &node,
 llvm::Error inferShapes(onnx::ModelProto &model);
 
 /// Folds shape computations into Constant nodes and re-infers shapes.
-/// Returns the number of nodes folded.
-llvm::Expected<unsigned> foldShapeComputations(onnx::ModelProto &model);
+/// Returns the number of nodes folded. Float initializers named in `frozen`
+/// (--frozen) with at most 64 elements are constants too: they are not
+/// trained, so what is computed from them alone folds (a rotary
+/// embedding's inverse frequencies, a buffer the dynamo exporter writes as
+/// an initializer, become its cos and sin tables).
+llvm::Expected<unsigned>
+foldShapeComputations(onnx::ModelProto &model,
+                      const std::set<std::string> &frozen = {});
 
 } // namespace weft::import
 
