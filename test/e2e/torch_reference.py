@@ -14,7 +14,10 @@
         compares weft-run --print-gradients output with the reference; exit
         0 if the loss and every gradient norm b agree (|a − b| ≤ A + R·|b|),
         1 otherwise, naming what differs. The absolute term covers gradients
-        that are zero in exact arithmetic (a bias followed by BatchNorm).
+        that are zero in exact arithmetic (a bias followed by BatchNorm). A
+        tied parameter may appear in WEFT_OUTPUT under any of its names.
+
+test/e2e/hf_models.py writes its references with write_reference.
 """
 import argparse
 import math
@@ -113,17 +116,31 @@ def export(args):
     for name, value in inputs.items():
         np.save(os.path.join(args.output, name + ".npy"),
                 np.ascontiguousarray(value.numpy()))
-    # The reference in float64 so that it is exact at the tolerance used.
+    write_reference(model, inputs, args.output)
+    return 0
+
+
+def write_reference(model, inputs, output):
+    """Writes OUTPUT/reference.txt: the loss of model(*inputs) and the L2
+    norm of every parameter's gradient, computed in float64 so that they are
+    exact at the tolerance used. A tied parameter is listed once, under its
+    first name, followed by 'alias: OTHER FIRST' lines for its other names
+    (an exporter may name the shared tensor by any of them). The model is
+    converted to float64 in place."""
     model = model.double()
     model.train(True)
     loss = model(*[v.double() if v.is_floating_point() else v
                    for v in inputs.values()])
     loss.backward()
-    with open(os.path.join(args.output, "reference.txt"), "w") as f:
+    names = {}
+    for name, p in model.named_parameters(remove_duplicate=False):
+        names.setdefault(id(p), []).append(name)
+    with open(os.path.join(output, "reference.txt"), "w") as f:
         f.write("loss: %.17g\n" % loss.item())
         for name, p in model.named_parameters():
             f.write("grad norm: %s %.17g\n" % (name, p.grad.norm().item()))
-    return 0
+            for alias in names[id(p)][1:]:
+                f.write("alias: %s %s\n" % (alias, name))
 
 
 def read_values(path):
@@ -139,14 +156,28 @@ def read_values(path):
     return values
 
 
+def read_aliases(path):
+    """'alias: OTHER FIRST' lines → {FIRST: [OTHER, ...]}."""
+    aliases = {}
+    with open(path) as f:
+        for line in f:
+            if line.startswith("alias:"):
+                _, other, first = line.split()
+                aliases.setdefault(first, []).append(other)
+    return aliases
+
+
 def compare(args):
     ref, got = read_values(args.reference), read_values(args.weft)
+    aliases = read_aliases(args.reference)
     bad = 0
     for name, expected in ref.items():
-        if name not in got:
+        found = [n for n in [name] + aliases.get(name, []) if n in got]
+        if not found:
             print("missing in weft-run output: %s" % name)
             bad += 1
             continue
+        name = found[0]
         diff = abs(got[name] - expected)
         if diff > args.atol + args.rtol * abs(expected):
             print("differs: %s: weft-run %.9g, PyTorch %.9g (|difference| "
