@@ -356,6 +356,7 @@ def compare(got, want, label="expected"):
 
 def run_onnxruntime(model_bytes, names, inputs):
     """(outputs, None) or (None, why)."""
+    import numpy as np
     try:
         import onnxruntime as ort
         options = ort.SessionOptions()
@@ -363,11 +364,10 @@ def run_onnxruntime(model_bytes, names, inputs):
         options.inter_op_num_threads = 1
         options.log_severity_level = 4
         options.enable_cpu_mem_arena = False
-        session = ort.InferenceSession(model_bytes, options,
-                                       providers=["CPUExecutionProvider"])
-        import numpy as np
+        runner = ort.InferenceSession(model_bytes, options,
+                                      providers=["CPUExecutionProvider"])
         feeds = {n: np.asarray(a) for n, a in zip(names, inputs)}
-        return session.run(None, feeds), None
+        return runner.run(None, feeds), None
     except Exception as e:  # noqa: BLE001 - any failure is reported
         text = str(e).strip().splitlines()
         return None, (text[0] if text else type(e).__name__)[:200]
