@@ -29,29 +29,41 @@ llvm::Expected<int64_t> import::normalizeAxis(NodeContext &ctx, int64_t axis,
   return axis < 0 ? axis + rank : axis;
 }
 
+/// `values` (row-major, or one value for all) as an attribute of `type`.
+/// f32 and i64, the types of large constants (masks of CumSum, ranges), are
+/// built from plain arrays.
 static mlir::DenseElementsAttr elementsAttr(mlir::RankedTensorType type,
                                             llvm::ArrayRef<double> values) {
   mlir::Type element = type.getElementType();
-  int64_t n = values.size() == 1 ? 1 : type.getNumElements();
+  if (element.isF32()) {
+    std::vector<float> vals(values.begin(), values.end());
+    return values.size() == 1 ? mlir::DenseElementsAttr::get(type, vals[0])
+                              : mlir::DenseElementsAttr::get(
+                                    type, llvm::ArrayRef<float>(vals));
+  }
+  if (element.isInteger(64)) {
+    std::vector<int64_t> vals(values.begin(), values.end());
+    return values.size() == 1 ? mlir::DenseElementsAttr::get(type, vals[0])
+                              : mlir::DenseElementsAttr::get(
+                                    type, llvm::ArrayRef<int64_t>(vals));
+  }
   if (auto f = element.dyn_cast<mlir::FloatType>()) {
     llvm::SmallVector<llvm::APFloat> vals;
-    for (int64_t i = 0; i < n; ++i) {
-      llvm::APFloat v(values[i]);
+    for (double value : values) {
+      llvm::APFloat v(value);
       bool lost;
       v.convert(f.getFloatSemantics(), llvm::APFloat::rmNearestTiesToEven,
                 &lost);
       vals.push_back(v);
     }
-    return n == 1 ? mlir::DenseElementsAttr::get(type, vals[0])
-                  : mlir::DenseElementsAttr::get(type, vals);
+    return mlir::DenseElementsAttr::get(type, vals);
   }
   unsigned width = element.getIntOrFloatBitWidth();
   llvm::SmallVector<llvm::APInt> vals;
-  for (int64_t i = 0; i < n; ++i)
+  for (double value : values)
     vals.push_back(
-        llvm::APInt(width, uint64_t(int64_t(values[i])), /*isSigned=*/true));
-  return n == 1 ? mlir::DenseElementsAttr::get(type, vals[0])
-                : mlir::DenseElementsAttr::get(type, vals);
+        llvm::APInt(width, uint64_t(int64_t(value)), /*isSigned=*/true));
+  return mlir::DenseElementsAttr::get(type, vals);
 }
 
 mlir::Value Composer::scalar(mlir::Type element, double value) {

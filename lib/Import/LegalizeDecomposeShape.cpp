@@ -38,14 +38,13 @@ llvm::Error trilu(NodeContext &ctx) {
   }
   bool upper = ctx.attrInt("upper", 1) != 0;
   int64_t rows = shape[shape.size() - 2], cols = shape.back();
-  std::vector<bool> bits(rows * cols);
+  llvm::SmallVector<bool> keep(rows * cols);
   for (int64_t i = 0; i < rows; ++i)
     for (int64_t j = 0; j < cols; ++j)
-      bits[i * cols + j] = upper ? j - i >= k : j - i <= k;
+      keep[i * cols + j] = upper ? j - i >= k : j - i <= k;
   Composer c(ctx);
-  if (llvm::all_of(bits, [](bool b) { return b; }))
+  if (llvm::all_of(keep, [](bool b) { return b; }))
     return c.finish(*x);
-  llvm::SmallVector<bool> keep(bits.begin(), bits.end());
   return c.finish(
       c.select(c.mask({rows, cols}, keep), *x, c.scalarLike(*x, 0)));
 }
@@ -81,12 +80,86 @@ llvm::Error tile(NodeContext &ctx) {
   return c.finish(c.reshape(c.expand(c.reshape(*x, unit), expanded), tiled));
 }
 
-/// CumSum(x, axis): a product with a constant 0/1 matrix T along the axis,
+/// The longest float axis CumSum multiplies by a matrix (n² elements, 256
+/// KB of f32 at this n); longer axes and integers take the scan.
+constexpr int64_t kCumSumMatrixExtent = 256;
+
+/// Along `axis`, x shifted by `s` positions towards the end (or the start,
+/// `back`) with zeros coming in: a slice and a concat with a splat zero.
+mlir::Value shifted(Composer &c, mlir::Value x, int64_t axis, int64_t s,
+                    bool back) {
+  llvm::SmallVector<int64_t> shape(shapeOf(x)), lo(shape.size(), 0), hi(shape),
+      step(shape.size(), 1), piece(shape);
+  int64_t n = shape[axis];
+  if (s >= n)
+    return c.constant(shape, elementOf(x), {0.0});
+  lo[axis] = back ? s : 0;
+  hi[axis] = back ? n : n - s;
+  piece[axis] = n - s;
+  shape[axis] = s;
+  mlir::OpBuilder &b = c.context().builder();
+  mlir::Location loc = c.context().loc();
+  mlir::Value kept = b.create<g::SliceOp>(
+      loc, mlir::RankedTensorType::get(piece, elementOf(x)), x,
+      b.getDenseI64ArrayAttr(lo), b.getDenseI64ArrayAttr(hi),
+      b.getDenseI64ArrayAttr(step));
+  mlir::Value zeros = c.constant(shape, elementOf(x), {0.0});
+  llvm::SmallVector<mlir::Value> parts{zeros, kept};
+  if (back)
+    std::swap(parts[0], parts[1]);
+  return b.create<g::ConcatOp>(loc, x.getType(), parts,
+                               b.getI64IntegerAttr(axis));
+}
+
+/// CumSum by a scan of ceil(log2 n) steps, y += y shifted by 1, 2, 4, ...
+/// (towards the end; towards the start with `reverse`); `exclusive` shifts
+/// x by one first. Slices, concats and adds: exact for integers, no
+/// n × n constant.
+mlir::Value cumSumScan(Composer &c, mlir::Value x, int64_t axis, bool exclusive,
+                       bool reverse) {
+  int64_t n = shapeOf(x)[axis];
+  mlir::Value y = exclusive ? shifted(c, x, axis, 1, reverse) : x;
+  for (int64_t s = 1; s < n; s *= 2)
+    y = c.add(y, shifted(c, y, axis, s, reverse));
+  return y;
+}
+
+/// CumSum by a product with a constant 0/1 matrix T along the axis,
 /// T[j][i] = 1 when input position j adds to output position i (j <= i;
 /// exclusive j < i; reverse j >= i, exclusive j > i). The axis is moved last
 /// by a transpose unless it is the last (x · T) or the one before (Tᵀ · x).
-/// Integer inputs go through f32 and back, exact while partial sums stay
-/// below 2^24 in magnitude.
+mlir::Value cumSumMatrix(Composer &c, mlir::Value x, int64_t axis,
+                         bool exclusive, bool reverse) {
+  llvm::ArrayRef<int64_t> shape = shapeOf(x);
+  int64_t rank = shape.size(), n = shape[axis];
+  auto adds = [&](int64_t j, int64_t i) {
+    return reverse ? (exclusive ? j > i : j >= i)
+                   : (exclusive ? j < i : j <= i);
+  };
+  bool left = rank >= 2 && axis == rank - 2;
+  std::vector<double> matrix(n * n);
+  for (int64_t r = 0; r < n; ++r)
+    for (int64_t s = 0; s < n; ++s)
+      matrix[r * n + s] = (left ? adds(s, r) : adds(r, s)) ? 1.0 : 0.0;
+  mlir::Value t = c.constant({n, n}, elementOf(x), matrix);
+  if (rank == 1)
+    return c.reshape(c.matmul(c.reshape(x, {1, n}), t), {n});
+  if (left)
+    return c.matmul(t, x);
+  llvm::SmallVector<int64_t> perm, inverse(rank);
+  for (int64_t d = 0; d < rank; ++d)
+    if (d != axis)
+      perm.push_back(d);
+  perm.push_back(axis);
+  for (int64_t d = 0; d < rank; ++d)
+    inverse[perm[d]] = d;
+  return c.transpose(c.matmul(c.transpose(x, perm), t), inverse);
+}
+
+/// CumSum(x, axis): float axes of up to kCumSumMatrixExtent elements are
+/// one matmul with a constant matrix (one op for the search, GEMM work
+/// n² per line); longer ones and integer inputs (position ids from a mask)
+/// are a scan of 3·ceil(log2 n) ops.
 llvm::Error cumSum(NodeContext &ctx) {
   auto x = ctx.input(0);
   if (!x)
@@ -103,41 +176,15 @@ llvm::Error cumSum(NodeContext &ctx) {
   auto axis = normalizeAxis(ctx, (*axes)[0], rank, "axis");
   if (!axis)
     return axis.takeError();
-  bool exclusive = ctx.attrInt("exclusive", 0),
-       reverse = ctx.attrInt("reverse", 0);
-  int64_t n = shape[*axis];
-  auto adds = [&](int64_t j, int64_t i) {
-    return reverse ? (exclusive ? j > i : j >= i)
-                   : (exclusive ? j < i : j <= i);
-  };
-  bool left = rank >= 2 && *axis == rank - 2;
-  std::vector<double> matrix(n * n);
-  for (int64_t r = 0; r < n; ++r)
-    for (int64_t s = 0; s < n; ++s)
-      matrix[r * n + s] = (left ? adds(s, r) : adds(r, s)) ? 1.0 : 0.0;
-
+  bool exclusive = ctx.attrInt("exclusive", 0) != 0;
+  bool reverse = ctx.attrInt("reverse", 0) != 0;
   Composer c(ctx);
-  mlir::Type element = elementOf(*x);
-  bool integer = !element.isa<mlir::FloatType>();
-  mlir::Type compute = integer ? ctx.builder().getF32Type() : element;
-  mlir::Value v = c.cast(*x, compute);
-  mlir::Value t = c.constant({n, n}, compute, matrix);
-  mlir::Value y;
-  if (rank == 1) {
-    y = c.reshape(c.matmul(c.reshape(v, {1, n}), t), {n});
-  } else if (left) {
-    y = c.matmul(t, v);
-  } else {
-    llvm::SmallVector<int64_t> perm, inverse(rank);
-    for (int64_t d = 0; d < rank; ++d)
-      if (d != *axis)
-        perm.push_back(d);
-    perm.push_back(*axis);
-    for (int64_t d = 0; d < rank; ++d)
-      inverse[perm[d]] = d;
-    y = c.transpose(c.matmul(c.transpose(v, perm), t), inverse);
-  }
-  return c.finish(c.cast(y, element));
+  if (shape[*axis] == 0)
+    return c.finish(*x);
+  bool matrix = elementOf(*x).isa<mlir::FloatType>() &&
+                shape[*axis] <= kCumSumMatrixExtent;
+  return c.finish(matrix ? cumSumMatrix(c, *x, *axis, exclusive, reverse)
+                         : cumSumScan(c, *x, *axis, exclusive, reverse));
 }
 
 /// One of OneHot's two values (0: off, 1: on) as a scalar: a constant, or

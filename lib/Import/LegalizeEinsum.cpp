@@ -160,9 +160,9 @@ llvm::Error Einsum::parse(llvm::SmallVectorImpl<Term> &terms, Labels &output) {
   }
   for (int l : output)
     if (!extent.count(l) || llvm::count(output, l) > 1)
-      return badInput("ONNX Einsum node '{0}': output label '{1}' is not a "
-                      "label of exactly one input position",
-                      ctx.getNode().name(), labelName(l));
+      return badInput("ONNX Einsum node '{0}': output label '{1}' {2}",
+                      ctx.getNode().name(), labelName(l),
+                      extent.count(l) ? "is repeated" : "is no input's");
   for (auto &[l, n] : uses)
     if (l > kEllipsis && !contains(output, l))
       return ctx.unsupported("'...' in the inputs but not in the output");
