@@ -232,12 +232,21 @@ def shape_cases():
              ["a = Constant <value = int64 {0}> ()", "y = CumSum(x, a)"],
              {"x": (x, F)}, lambda v: cumsum(v["x"], 0), []),
         Case("cumsum-int",
-             "CumSum of an int64 tensor (position ids from a mask): through "
-             "f32 and\nback, exact below 2^24.",
+             "CumSum of an int64 tensor (position ids from a mask): a scan, "
+             "y += y shifted\nby 1, 2, 4 (slice, concat with zeros, add), "
+             "exact for integers.",
              ["a = Constant <value = int64 {1}> ()", "c = CumSum(m, a)",
               "y = Cast <to = 1> (c)"],
              {"m": ([[1, 1, 1, 0, 0], [1, 1, 1, 1, 1000000]], I)},
              lambda v: np.cumsum(v["m"], 1), []),
+        Case("cumsum-scan",
+             "CumSum (exclusive, reverse) along a float axis of 260 > 256 "
+             "elements: the\nscan (x shifted by one towards the start, "
+             "then nine steps), no n x n matrix.",
+             ["a = Constant <value = int64 {0}> ()",
+              "y = CumSum <exclusive = 1, reverse = 1> (x, a)"],
+             {"x": (normal(21, (260, 1), 0.25), F)},
+             lambda v: cumsum(v["x"], 0, True, True), []),
         Case("one-hot",
              "OneHot (axis -1, depth 4): indices (negative ones + depth) "
              "compared\nwith a constant range, then a select of the values; "

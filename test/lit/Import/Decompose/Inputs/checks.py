@@ -316,11 +316,30 @@ CHECKS = {
     ],
     "cumsum-int": [
         'CHECK-DAG: %[[M:[0-9]+]] = graph.buffer "m" : tensor<2x5xi64>',
-        "CHECK: %[[F:.*]] = graph.cast %[[M]] : tensor<2x5xi64> -> "
-        "tensor<2x5xf32>",
-        "CHECK: %[[S:.*]] = graph.matmul %[[F]], %{{.*}} : (tensor<2x5xf32>, "
-        "tensor<5x5xf32>)",
-        "CHECK: graph.cast %[[S]] : tensor<2x5xf32> -> tensor<2x5xi64>",
+        const("Z1", "dense<0> : tensor<2x1xi64>"),
+        "CHECK-NOT: graph.matmul",
+        "CHECK: %[[S1:.*]] = graph.slice %[[M]] {limits = array<i64: 2, 4>, "
+        "starts = array<i64: 0, 0>, steps = array<i64: 1, 1>} : "
+        "tensor<2x5xi64> -> tensor<2x4xi64>",
+        "CHECK: %[[C1:.*]] = graph.concat %[[Z1]], %[[S1]] {axis = 1 : i64}",
+        "CHECK: %[[Y1:.*]] = graph.add %[[M]], %[[C1]]",
+        "CHECK: graph.slice %[[Y1]] {{.*}} -> tensor<2x3xi64>",
+        "CHECK: %[[Y2:.*]] = graph.add %[[Y1]]",
+        "CHECK: graph.slice %[[Y2]] {{.*}} -> tensor<2x1xi64>",
+        "CHECK: %[[Y3:.*]] = graph.add %[[Y2]]",
+        "CHECK: graph.cast %[[Y3]] : tensor<2x5xi64> -> tensor<2x5xf32>",
+    ],
+    "cumsum-scan": [
+        X, const("Z1", "dense<0.000000e+00> : tensor<1x1xf32>"),
+        "CHECK-NOT: graph.matmul",
+        "CHECK: %[[S:.*]] = graph.slice %[[X]] {limits = array<i64: 260, 1>, "
+        "starts = array<i64: 1, 0>, steps = array<i64: 1, 1>} : "
+        "tensor<260x1xf32> -> tensor<259x1xf32>",
+        "CHECK: %[[E:.*]] = graph.concat %[[S]], %[[Z1]] {axis = 0 : i64}",
+        "CHECK: graph.slice %[[E]] {limits = array<i64: 260, 1>, "
+        "starts = array<i64: 1, 0>",
+        "CHECK-COUNT-9: graph.add",
+        "CHECK-NOT: graph.add",
     ],
     "one-hot": [
         'CHECK-DAG: %[[IDS:[0-9]+]] = graph.buffer "ids" : tensor<2x3xi64>',

@@ -123,7 +123,7 @@ class Case:
         run = ("# RUN: weft-run %s --with-weights --frozen w,want")
         params = [k for k, (_, t) in self.inits.items() if t == np.float32]
         if self.grad and params:
-            most = max(self.inits[k][0].size for k in params)
+            most = min(64, max(self.inits[k][0].size for k in params))
             run += " --check-gradients --grad-samples %d" % most
         out.append(run + " | FileCheck %s --check-prefix=EXEC")
         out.append("")
@@ -220,9 +220,10 @@ def main():
     for case in cases.all_cases():
         got = ort_value(case)
         if got is not None:
-            if not np.allclose(got, case.want, rtol=1e-5, atol=1e-6):
-                sys.exit("%s: NumPy and onnxruntime differ:\n%s\n%s" %
-                         (case.name, case.want, got))
+            # onnxruntime computes in float32: long sums drift by ~1e-6.
+            if not np.allclose(got, case.want, rtol=1e-5, atol=1e-5):
+                sys.exit("%s: NumPy and onnxruntime differ by up to %g" %
+                         (case.name, np.abs(got - case.want).max()))
         else:
             print("%s: onnxruntime not available; NumPy only" % case.name)
         with open(os.path.join(OUT, case.name + ".onnxtext"), "w") as f:
