@@ -1,0 +1,24 @@
+"""Weft's PyTorch runtime: what a program emitted from an spmd plan calls.
+
+One program runs per rank (torchrun). Its modules, each with one purpose
+(docs/Emit.md is the reference):
+
+- errors: the one-line error and exit-code contract (`main`)
+- mesh: the plan's mesh, distributions and shard geometry (no processes)
+- groups: torch.distributed groups per set of mesh axes
+- gloo_compat: uneven collectives, native per backend or emulated
+- collectives: the dialect's relayouts as autograd functions (backward = dual)
+- runtime: launch checks, timeouts, the collectives by global shape and dist
+- optim: SGD and Adam stepping a flat shard
+- params: parameter strategies (replicated, zero1, zero2, zero3, buffer)
+- recipes: the local recipes that talk across an axis (lib/Exec's)
+- keyed_random: the counter-based random numbers of dropout masks
+- recompute: activation recomputation (torch.utils.checkpoint)
+- step: one training step: micro-batches, loss seed, sync, optimizer
+"""
+
+from .errors import WeftRuntimeError, main  # noqa: F401
+from .mesh import Mesh, DeviceClass, Gather, Geometry, ID, SUM, MAX, parse_dist  # noqa: F401
+
+__all__ = ["WeftRuntimeError", "main", "Mesh", "DeviceClass", "Gather", "Geometry",
+           "ID", "SUM", "MAX", "parse_dist"]
