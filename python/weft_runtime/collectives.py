@@ -32,11 +32,15 @@ def _check(x, dim, sizes, index, what):
 
 
 def _gather(x, dim, sizes, group, comm, mode):
+    if group is None or group.size == 1:
+        return x.clone(memory_format=torch.contiguous_format)
     y = comm.all_gather_dim0(x.movedim(dim, 0), list(sizes), group, mode)
     return y.movedim(0, dim).contiguous()
 
 
 def _scatter(x, dim, sizes, group, comm):
+    if group is None or group.size == 1:
+        return x.clone(memory_format=torch.contiguous_format)
     y = comm.reduce_scatter_dim0(x.movedim(dim, 0), list(sizes), group)
     return y.movedim(0, dim).contiguous()
 
