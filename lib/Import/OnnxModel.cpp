@@ -21,9 +21,7 @@
 using namespace weft;
 using namespace weft::import;
 
-/// The textual parser's message on one line: its lines joined by "; ",
-/// without the "Error context:" line (it quotes the raw input).
-static std::string oneLine(llvm::StringRef message) {
+std::string import::oneLine(llvm::StringRef message) {
   llvm::SmallVector<llvm::StringRef> lines;
   message.split(lines, '\n');
   std::string out;
@@ -340,8 +338,7 @@ llvm::Error import::prepareOnnxModel(onnx::ModelProto &model,
   try {
     onnx::checker::check_model(model);
   } catch (const std::exception &e) {
-    return badInput("the model fails ONNX's checker: {0}",
-                    llvm::StringRef(e.what()).trim());
+    return badInput("the model fails ONNX's checker: {0}", oneLine(e.what()));
   }
   // Bridged ops (OpsetBridge.h) have no schema: each round types the
   // results of those whose inputs the last round typed, and folding can

@@ -18,6 +18,11 @@ namespace weft::import {
 /// The metadata key listing the parameters of a weightless model.
 inline constexpr const char *kParametersKey = "weft.parameters";
 
+/// An ONNX message on one line: its lines joined by "; ", without the
+/// textual parser's "Error context:" line (it quotes the raw input). The
+/// checker and shape inference end messages with "==> Context: …" lines.
+std::string oneLine(llvm::StringRef message);
+
 /// Reads `path` (binary or `.onnxtext`) into `model`.
 llvm::Error readOnnxModel(llvm::StringRef path, onnx::ModelProto &model);
 

@@ -2,6 +2,7 @@
 
 #include "ShapeFolding.h"
 #include "ConstTensor.h"
+#include "OnnxModel.h"
 #include "onnx/shape_inference/implementation.h"
 #include "weft/Support/Error.h"
 #include "llvm/ADT/StringMap.h"
@@ -96,8 +97,7 @@ llvm::Error import::inferShapes(onnx::ModelProto &model) {
     onnx::shape_inference::InferShapes(
         model, onnx::OpSchemaRegistry::Instance(), inference);
   } catch (const std::exception &e) {
-    return badInput("ONNX shape inference failed: {0}",
-                    llvm::StringRef(e.what()).trim());
+    return badInput("ONNX shape inference failed: {0}", oneLine(e.what()));
   }
   return llvm::Error::success();
 }
