@@ -34,6 +34,19 @@ std::optional<int64_t> weft::exec::indexBound(mlir::Value v) {
       }
       continue;
     }
+    if (auto scatter = llvm::dyn_cast<g::ScatterElementsOp>(user)) {
+      if (n == 1)
+        consider(shapeOf(scatter.getData())[scatter.getAxis()]);
+      continue;
+    }
+    if (auto scatter = llvm::dyn_cast<g::ScatterNdOp>(user)) {
+      // Each tuple element indexes its own dim: the smallest bounds all.
+      Shape data = shapeOf(scatter.getData());
+      int64_t k = shapeOf(scatter.getIndices()).back();
+      if (n == 1 && k > 0)
+        consider(*std::min_element(data.begin(), data.begin() + k));
+      continue;
+    }
     if (llvm::isa<g::CrossEntropyOp, g::NllLossOp>(user)) {
       if (n == 1)
         consider(shapeOf(user->getOperand(0))[1]);
@@ -60,7 +73,7 @@ Role roleOf(mlir::Value v) {
       return n == 1 ? Role::One : Role::Zero;
     if (llvm::isa<g::BatchNormOp>(user))
       return n == 1 || n == 4 ? Role::One : Role::Zero;
-    if (llvm::isa<g::Conv2dOp>(user) && n == 2)
+    if (llvm::isa<g::Conv2dOp, g::ConvTranspose2dOp>(user) && n == 2)
       return Role::Zero;
   }
   return shapeOf(v).size() >= 2 ? Role::Weight : Role::Zero;

@@ -1,5 +1,6 @@
 //===- OpBackward.cpp - Dispatch of graph ops to backward kernels ---------===//
 
+#include "OpScatterResample.h"
 #include "OpUtils.h"
 #include "weft/Exec/Kernels.h"
 #include "weft/Exec/OpKernels.h"
@@ -197,6 +198,10 @@ llvm::Error Backward::run(mlir::Operation *op) {
       .Case([&](g::Top2GatingOp c) {
         return setPair(top2GatingBackward(arg(0), arg(1), dy(1),
                                           shapeOf(c.getDispatch())[3]));
+      })
+      .Case<g::ConvTranspose2dOp, g::ResizeOp, g::ScatterElementsOp,
+            g::ScatterNdOp>([&](auto) {
+        return scatterResampleBackward(op, in, res, dres, ctx, grads);
       })
       .Default([&](mlir::Operation *) -> Error {
         return badInput("{0}: no backward kernel for this op", describeOp(op));

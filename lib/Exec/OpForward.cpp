@@ -1,5 +1,6 @@
 //===- OpForward.cpp - Dispatch of graph ops to forward kernels -----------===//
 
+#include "OpScatterResample.h"
 #include "OpUtils.h"
 #include "weft/Exec/Kernels.h"
 #include "weft/Exec/OpKernels.h"
@@ -180,6 +181,9 @@ llvm::Error Forward::run(mlir::Operation *op) {
         out.push_back(std::move(r.combine));
         return Error::success();
       })
+      .Case<g::ConvTranspose2dOp, g::ResizeOp, g::ScatterElementsOp,
+            g::ScatterNdOp>(
+          [&](auto) { return scatterResampleForward(op, in, ctx, out); })
       .Default([&](mlir::Operation *) -> Error {
         return badInput("{0}: no kernel for this op", describeOp(op));
       });

@@ -91,6 +91,14 @@ localAttributes(mlir::Operation *inner, llvm::ArrayRef<Shape> inShapes,
     attrs.set("group",
               mlir::IntegerAttr::get(mlir::IntegerType::get(ctx, 64), groups));
   }
+  if (llvm::isa<g::ConvTranspose2dOp>(inner) && inShapes.size() >= 2 &&
+      inShapes[1].size() > 1 && inShapes[1][1] > 0 && outShapes[0][1] > 0 &&
+      outShapes[0][1] % inShapes[1][1] == 0) {
+    // conv_transpose2d.split-groups: result channels / (O/group).
+    int64_t groups = outShapes[0][1] / inShapes[1][1];
+    attrs.set("group",
+              mlir::IntegerAttr::get(mlir::IntegerType::get(ctx, 64), groups));
+  }
   return attrs.getDictionary(ctx);
 }
 

@@ -80,10 +80,21 @@ llvm::Error GraphImporter::collectTypes() {
         node.input_size() > 2 && !node.input(2).empty())
       runningStats.insert(node.input(2));
   }
+  // Resize's and Upsample's scales fix the result's shape: constants, not
+  // parameters, whatever their size.
+  llvm::StringSet<> scales;
+  for (const auto &node : g.node()) {
+    int input = node.op_type() == "Resize"     ? 2
+                : node.op_type() == "Upsample" ? 1
+                                               : -1;
+    if (input >= 0 && node.input_size() > input)
+      scales.insert(node.input(input));
+  }
   // Small integer and scalar initializers are constants: shape operands,
   // axes, scales. Everything else becomes a parameter or buffer on use.
   for (const auto &init : g.initializer())
-    if (!parameterInputs.contains(init.name()) && isConstantInitializer(init))
+    if (!parameterInputs.contains(init.name()) &&
+        (isConstantInitializer(init) || scales.contains(init.name())))
       if (auto c = readTensor(init))
         constants[init.name()] = std::move(*c);
   return llvm::Error::success();

@@ -90,6 +90,10 @@ using HandlerTable = llvm::StringMap<Handler>;
 void registerMathHandlers(HandlerTable &table);
 void registerNNHandlers(HandlerTable &table);
 void registerShapeHandlers(HandlerTable &table);
+/// ConvTranspose, Resize, Upsample (LegalizeResample.cpp).
+void registerResampleHandlers(HandlerTable &table);
+/// ScatterElements, Scatter, ScatterND (LegalizeScatter.cpp).
+void registerScatterHandlers(HandlerTable &table);
 /// Ops built from existing graph ops (Decompose.h).
 void registerDecomposeHandlers(HandlerTable &table);
 

@@ -17,6 +17,8 @@ const HandlerTable &import::legalizationTable() {
     registerMathHandlers(t);
     registerNNHandlers(t);
     registerShapeHandlers(t);
+    registerResampleHandlers(t);
+    registerScatterHandlers(t);
     registerDecomposeHandlers(t);
     return t;
   }();

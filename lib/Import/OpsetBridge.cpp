@@ -84,6 +84,8 @@ private:
   llvm::Error unsupportedForm(const onnx::NodeProto &node,
                               llvm::StringRef form) const;
   void removeAttribute(onnx::NodeProto &node, llvm::StringRef name);
+  void renameAttribute(onnx::NodeProto &node, llvm::StringRef from,
+                       llvm::StringRef to);
   const onnx::AttributeProto *attribute(const onnx::NodeProto &node,
                                         llvm::StringRef name) const;
   std::optional<std::vector<int64_t>> constantInts(llvm::StringRef name) const;
@@ -115,6 +117,14 @@ const onnx::AttributeProto *Bridge::attribute(const onnx::NodeProto &node,
     if (a.name() == name)
       return &a;
   return nullptr;
+}
+
+void Bridge::renameAttribute(onnx::NodeProto &node, llvm::StringRef from,
+                             llvm::StringRef to) {
+  for (auto &a : *node.mutable_attribute())
+    if (a.name() == from)
+      a.set_name(to.str());
+  ++changed;
 }
 
 void Bridge::removeAttribute(onnx::NodeProto &node, llvm::StringRef name) {
@@ -238,22 +248,33 @@ llvm::Error Bridge::rewrite(onnx::NodeProto &node) {
     return llvm::Error::success();
   }
   if (op == "Resize") {
+    // antialias and axes (opset 18) keep their meaning under a name with
+    // two leading underscores, which the checker skips (ONNX's internal
+    // symbols); the handler reads them there.
+    if (const auto *a = attribute(node, "antialias"); a && a->i() != 0)
+      renameAttribute(node, "antialias", "__antialias");
     if (auto err = dropDefault(node, "antialias", isZero))
       return err;
     if (auto err = dropDefault(
             node, "keep_aspect_ratio_policy",
             [](const onnx::AttributeProto &a) { return a.s() == "stretch"; }))
       return err;
-    if (attribute(node, "axes"))
-      return unsupportedForm(node, "resizing chosen axes (attribute 'axes')");
+    if (attribute(node, "axes")) {
+      // Opset 17's shape inference checks constant scales and sizes
+      // against the rank; values given at run time it cannot see.
+      for (int i = 2; i < std::min(4, node.input_size()); ++i)
+        if (!node.input(i).empty() && (constants.count(node.input(i)) ||
+                                       constantIntLists.count(node.input(i))))
+          return unsupportedForm(node, "resizing chosen axes (attribute "
+                                       "'axes') with constant scales or "
+                                       "sizes");
+      renameAttribute(node, "axes", "__axes");
+    }
     return llvm::Error::success();
   }
-  if (op == "ScatterElements" || op == "ScatterND") {
-    if (const auto *r = attribute(node, "reduction");
-        r && (r->s() == "max" || r->s() == "min"))
-      return unsupportedForm(node, "reduction '" + r->s() + "'");
-    return llvm::Error::success();
-  }
+  // ScatterElements' and ScatterND's reductions max and min (opset 18)
+  // pass: the linked checker does not check the attribute's value, and the
+  // graph ops carry them.
 
   if (onnx::OpSchemaRegistry::Schema(node.op_type(), int(kCheckerOpset), ""))
     return llvm::Error::success();

@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "Graph/IR/GraphCost.h"
+#include "llvm/ADT/STLExtras.h"
 
 using namespace weft::graph;
 
@@ -203,4 +204,63 @@ OpCost weft::graph::top2GatingCost(const ShardShapes &s) {
   cost.forwardFlops = 2 * tokens * h * e + 10 * tokens * e + resultElements(s);
   cost.backwardFlops = 4 * tokens * h * e + 4 * tokens * e;
   return withBytes(cost, s, operandBytes(s));
+}
+
+OpCost weft::graph::convTranspose2dCost(const ShardShapes &s) {
+  OpCost cost;
+  cost.opClass = OpClass::Conv;
+  if (s.operands.size() < 2 || s.operands[1].dims.size() != 4)
+    return cost;
+  const auto &w = s.operands[1].dims;
+  // Each input element scales a kernel of (O/group)·KH·KW outputs.
+  double window = double(w[1]) * w[2] * w[3];
+  cost.forwardFlops = 2 * inputElements(s) * window;
+  if (s.operands.size() > 2)
+    cost.forwardFlops += resultElements(s);
+  cost.backwardFlops = 2 * cost.forwardFlops;
+  return withBytes(cost, s, s.operands[0].bytes() + s.operands[1].bytes());
+}
+
+OpCost weft::graph::resizeCost(const ShardShapes &s, llvm::StringRef mode,
+                               bool antialias) {
+  OpCost cost;
+  cost.opClass = OpClass::Elementwise;
+  if (s.operands.empty() || s.results.empty() ||
+      s.operands[0].dims.size() != s.results[0].dims.size())
+    return cost;
+  // Taps per result element: the product over resized dims of the
+  // interpolation's support, widened by 1 / scale where antialias shrinks.
+  double taps = 1;
+  for (auto [in, out] : llvm::zip(s.operands[0].dims, s.results[0].dims)) {
+    if (in == out || out == 0)
+      continue;
+    double support = mode == "cubic" ? 4 : mode == "linear" ? 2 : 1;
+    if (antialias && out < in && mode != "nearest")
+      support *= double(in) / double(out);
+    taps *= support;
+  }
+  if (mode != "nearest") {
+    cost.forwardFlops = 2 * taps * resultElements(s);
+    cost.backwardFlops = cost.forwardFlops;
+  }
+  // Linear in the input with weights fixed by the shapes: nothing is kept.
+  return withBytes(cost, s, 0);
+}
+
+OpCost weft::graph::scatterCost(const ShardShapes &s,
+                                llvm::StringRef reduction) {
+  OpCost cost;
+  cost.opClass = OpClass::Gather;
+  if (s.operands.size() < 3)
+    return cost;
+  double updates = s.operands[2].numElements();
+  if (reduction != "none")
+    cost.forwardFlops = updates;
+  // The backward masks or scales the data's gradient and gathers the
+  // updates' gradients.
+  cost.backwardFlops = resultElements(s) + updates;
+  double kept = s.operands[1].bytes();
+  if (reduction != "none" && reduction != "add")
+    kept += s.operands[0].bytes() + s.operands[2].bytes();
+  return withBytes(cost, s, kept);
 }

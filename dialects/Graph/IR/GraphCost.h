@@ -82,6 +82,14 @@ OpCost movementCost(const ShardShapes &s);
 OpCost gatherCost(const ShardShapes &s);
 OpCost dropoutCost(const ShardShapes &s);
 OpCost top2GatingCost(const ShardShapes &s);
+/// conv_transpose2d: each input element times a (O/group)·KH·KW kernel.
+OpCost convTranspose2dCost(const ShardShapes &s);
+/// resize: a dot product over the interpolation's taps per result element
+/// (none for `nearest`, a pure copy).
+OpCost resizeCost(const ShardShapes &s, llvm::StringRef mode, bool antialias);
+/// scatter_elements, scatter_nd: a copy of the data and one combine per
+/// update.
+OpCost scatterCost(const ShardShapes &s, llvm::StringRef reduction);
 
 } // namespace weft::graph
 

@@ -131,6 +131,40 @@ def Graph_Conv2dOp : Graph_Op<"conv2d", [Pure],
   let hasVerifier = 1;
 }
 
+def Graph_ConvTranspose2dOp : Graph_Op<"conv_transpose2d", [Pure],
+    "return ::weft::graph::convTranspose2dCost(shapes);"> {
+  let summary = "2-D transposed convolution (NCHW, weights C×(O/group)×KH×KW)";
+  let description = [{
+    ONNX ConvTranspose on 4-D tensors, the adjoint of `conv2d`: every input
+    element adds its value times the kernel into the output window it
+    maps to. `input` is N×C×H×W, `weight` is C×(O/group)×KH×KW (input
+    channels first, as ONNX and PyTorch store it), the optional `bias` has
+    O elements. The result is N×O×OH×OW with
+    OH = (H − 1)·stride + dilation·(KH − 1) + 1 − top − bottom +
+    output_padding (OW likewise): `pads` = [top, left, bottom, right] crop
+    the full output, `output_padding` adds rows and columns at the bottom
+    and right that only the bias reaches. ONNX's 1-d transposed
+    convolutions are imported as 2-d ones with a unit height. The backward
+    of the input is a `conv2d` of the result's gradient with the same
+    weight. Forward FLOPs are 2 · inputs · (O/group)·KH·KW (plus one per
+    output for the bias); backward FLOPs twice that.
+
+    Example:
+
+    ```mlir
+    %y = graph.conv_transpose2d %x, %w, %b {strides = array<i64: 2, 2>, pads = array<i64: 1, 1, 1, 1>, dilations = array<i64: 1, 1>, output_padding = array<i64: 1, 1>, group = 1 : i64} : (tensor<32x64x16x16xf32>, tensor<64x32x3x3xf32>, tensor<32xf32>) -> tensor<32x32x32x32xf32>
+    ```
+  }];
+  let arguments = (ins Graph_FloatTensor:$input, Graph_FloatTensor:$weight,
+                   Optional<Graph_FloatTensor>:$bias,
+                   DenseI64ArrayAttr:$strides, DenseI64ArrayAttr:$pads,
+                   DenseI64ArrayAttr:$dilations,
+                   DenseI64ArrayAttr:$output_padding, I64Attr:$group);
+  let results = (outs Graph_FloatTensor:$result);
+  let assemblyFormat = "operands attr-dict `:` functional-type(operands, results)";
+  let hasVerifier = 1;
+}
+
 //===----------------------------------------------------------------------===//
 // Elementwise
 //===----------------------------------------------------------------------===//
@@ -531,6 +565,63 @@ def Graph_GatherOp : Graph_Op<"gather", [Pure],
   let hasVerifier = 1;
 }
 
+class Graph_ScatterOp<string mnemonic, string summaryText, string what,
+                      string example>
+    : Graph_Op<mnemonic, [Pure, AllTypesMatch<["data", "result"]>],
+               "return ::weft::graph::scatterCost(shapes, getReduction());"> {
+  let summary = summaryText;
+  let description = "\n    " # what # [{ The result is a copy of `data` in which
+    each element of `updates` is combined into the position its index names,
+    by `reduction`: `none` writes it (of several updates to one position the
+    last one in row-major order wins), `add` and `mul` add it or multiply by
+    it, `max` and `min` keep the larger or smaller value. Negative indices
+    count from the end of their dimension.
+
+    Gradients: with `none`, the result's gradient flows to the update that
+    was written last at a position and to `data` everywhere else; with
+    `add`, to `data` everywhere and to each update at its position; with
+    `mul`, to `data` times the product of the updates at its position and to
+    each update times `data` and the other updates there; with `max` and
+    `min`, to the value that was kept (`data` on ties, then the earliest
+    update). `indices` have no gradient.
+
+    Example:
+
+    ```mlir
+    }] # example # [{
+    ```
+  }];
+  let arguments = (ins Graph_Tensor:$data, Graph_IndexTensor:$indices,
+                   Graph_Tensor:$updates,
+                   DefaultValuedAttr<StrAttr, "\"none\"">:$reduction);
+  let results = (outs Graph_Tensor:$result);
+  let hasVerifier = 1;
+}
+
+def Graph_ScatterElementsOp : Graph_ScatterOp<"scatter_elements",
+    "write updates along one axis at per-element indices",
+    [{ONNX ScatterElements: `indices` and `updates` have one shape, of the
+    rank of `data` and no larger than it in any dimension but `axis`; the
+    update at position p goes to `data` at p with its `axis` coordinate
+    replaced by `indices[p]`.}],
+    "%y = graph.scatter_elements %data, %idx, %upd {axis = 1 : i64, reduction = \"add\"} : (tensor<32x128xf32>, tensor<32x4xi64>, tensor<32x4xf32>) -> tensor<32x128xf32>"> {
+  let arguments = (ins Graph_Tensor:$data, Graph_IndexTensor:$indices,
+                   Graph_Tensor:$updates, I64Attr:$axis,
+                   DefaultValuedAttr<StrAttr, "\"none\"">:$reduction);
+  let assemblyFormat = "operands attr-dict `:` functional-type(operands, results)";
+}
+
+def Graph_ScatterNdOp : Graph_ScatterOp<"scatter_nd",
+    "write slices at index tuples",
+    [{ONNX ScatterND: the last dimension of `indices` (extent k, at most the
+    rank of `data`) holds index tuples into the first k dimensions of
+    `data`; each tuple addresses a slice of the remaining dimensions, and
+    `updates` has the shape `indices.shape[:-1] + data.shape[k:]`, one slice
+    per tuple.}],
+    "%y = graph.scatter_nd %labels, %idx, %upd : (tensor<32x128xi64>, tensor<32x1x2xi64>, tensor<32x1xi64>) -> tensor<32x128xi64>"> {
+  let assemblyFormat = "operands attr-dict `:` functional-type(operands, results)";
+}
+
 def Graph_FlattenOp : Graph_Op<"flatten", [Pure]> {
   let summary = "collapse to two dimensions";
   let description = [{
@@ -546,6 +637,65 @@ def Graph_FlattenOp : Graph_Op<"flatten", [Pure]> {
   let arguments = (ins Graph_Tensor:$input, I64Attr:$axis);
   let results = (outs Graph_Tensor:$result);
   let assemblyFormat = "$input attr-dict `:` type($input) `->` type($result)";
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Resampling
+//===----------------------------------------------------------------------===//
+
+def Graph_ResizeOp : Graph_Op<"resize", [Pure],
+    "return ::weft::graph::resizeCost(shapes, getMode(), getAntialias());"> {
+  let summary = "resample a tensor by nearest, linear or cubic interpolation";
+  let description = [{
+    ONNX Resize with scales (or sizes, imported as the scales they imply):
+    dimension d of the result has extent ⌊extent_d · `scales[d]`⌋, and each
+    result coordinate x is mapped to an input coordinate by
+    `coordinate_transformation_mode` (`half_pixel`, `half_pixel_symmetric`,
+    `pytorch_half_pixel`, `align_corners` or `asymmetric`, as ONNX defines
+    them). The value there is interpolated dimension by dimension from the
+    neighbouring input elements (indices outside the input are clamped to
+    its edge) by `mode`:
+
+    - `nearest`: the neighbour chosen by `nearest_mode`
+      (`round_prefer_floor`, `round_prefer_ceil`, `floor`, `ceil`);
+    - `linear`: the two neighbours, weighted by distance (bilinear and
+      trilinear over several dimensions);
+    - `cubic`: four neighbours with Keys' cubic kernel of parameter
+      `cubic_coeff_a`; `exclude_outside` drops neighbours outside the input
+      and renormalises the weights.
+
+    With `antialias` (linear and cubic), a dimension that shrinks widens the
+    kernel by 1 / scale, so that the result is low-pass filtered. A
+    dimension whose scale is 1 and whose extent is unchanged is copied; only
+    those dimensions can be split across devices. The op is linear in its
+    input: its backward adds each result gradient into the input elements
+    the interpolation read, with the same weights.
+
+    An ONNX model may give the scales as a value computed at run time (a
+    graph input) while its shapes are static. The optional operand
+    `runtime_scales` (one element per dim) then holds them: the
+    interpolation reads its values when it runs (they must give the
+    result's extents), and the `scales` attribute holds result extent /
+    input extent for the shapes, the cost model and the sharding rules. It
+    has no gradient.
+
+    Example:
+
+    ```mlir
+    %u = graph.resize %x {mode = "linear", coordinate_transformation_mode = "half_pixel", scales = array<f64: 1.0, 1.0, 2.0, 2.0>} : (tensor<32x64x16x16xf32>) -> tensor<32x64x32x32xf32>
+    ```
+  }];
+  let arguments = (ins Graph_FloatTensor:$input,
+                   Optional<Graph_FloatTensor>:$runtime_scales, StrAttr:$mode,
+                   StrAttr:$coordinate_transformation_mode,
+                   DenseF64ArrayAttr:$scales,
+                   DefaultValuedAttr<StrAttr, "\"round_prefer_floor\"">:$nearest_mode,
+                   DefaultValuedAttr<F64Attr, "-0.75">:$cubic_coeff_a,
+                   DefaultValuedAttr<BoolAttr, "false">:$exclude_outside,
+                   DefaultValuedAttr<BoolAttr, "false">:$antialias);
+  let results = (outs Graph_FloatTensor:$result);
+  let assemblyFormat = "operands attr-dict `:` functional-type(operands, results)";
   let hasVerifier = 1;
 }
 

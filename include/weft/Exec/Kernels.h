@@ -5,6 +5,7 @@
 #define WEFT_EXEC_KERNELS_H
 
 #include "weft/Exec/Conv.h"
+#include "weft/Exec/ConvTranspose.h"
 #include "weft/Exec/Dropout.h"
 #include "weft/Exec/Elementwise.h"
 #include "weft/Exec/Gating.h"
@@ -14,6 +15,8 @@
 #include "weft/Exec/Norm.h"
 #include "weft/Exec/Pool.h"
 #include "weft/Exec/Reduce.h"
+#include "weft/Exec/Resize.h"
+#include "weft/Exec/Scatter.h"
 #include "weft/Exec/Softmax.h"
 #include "weft/Exec/Unary.h"
 

@@ -23,8 +23,9 @@ using namespace weft::graph;
 
 namespace {
 
-/// One use of every op; conv2d, batch_norm and matmul twice (their recipes
-/// depend on `group`, `training` and batch dims).
+/// One use of every op; conv2d, conv_transpose2d, batch_norm, matmul and
+/// the scatters twice (their recipes depend on `group`, `training`, batch
+/// dims and `reduction`).
 constexpr const char *kEveryOp = R"mlir(
 func.func @every(%x: tensor<4x8xf32>, %y: tensor<4x8xf32>, %i: tensor<4x8xi64>,
                  %img: tensor<2x4x8x8xf32>, %labels: tensor<4xi64>) {
@@ -87,6 +88,16 @@ func.func @every(%x: tensor<4x8xf32>, %y: tensor<4x8xf32>, %i: tensor<4x8xi64>,
   %nll = graph.nll_loss %x, %labels {reduction = "mean"} : (tensor<4x8xf32>, tensor<4xi64>) -> tensor<f32>
   %tok = graph.expand %x : tensor<4x8xf32> -> tensor<2x4x8xf32>
   %gate = graph.parameter "gate" : tensor<8x4xf32>
+  %ctw = graph.parameter "ctw" : tensor<4x4x3x3xf32>
+  %ct = graph.conv_transpose2d %img, %ctw, %cb {strides = array<i64: 2, 2>, pads = array<i64: 1, 1, 1, 1>, dilations = array<i64: 1, 1>, output_padding = array<i64: 1, 1>, group = 1 : i64} : (tensor<2x4x8x8xf32>, tensor<4x4x3x3xf32>, tensor<4xf32>) -> tensor<2x4x16x16xf32>
+  %gctw = graph.parameter "gctw" : tensor<4x2x1x1xf32>
+  %gct = graph.conv_transpose2d %img, %gctw {strides = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>, output_padding = array<i64: 0, 0>, group = 2 : i64} : (tensor<2x4x8x8xf32>, tensor<4x2x1x1xf32>) -> tensor<2x4x8x8xf32>
+  %up = graph.resize %img {mode = "nearest", coordinate_transformation_mode = "asymmetric", scales = array<f64: 1.0, 1.0, 2.0, 2.0>} : (tensor<2x4x8x8xf32>) -> tensor<2x4x16x16xf32>
+  %se = graph.scatter_elements %x, %i, %y {axis = 1 : i64} : (tensor<4x8xf32>, tensor<4x8xi64>, tensor<4x8xf32>) -> tensor<4x8xf32>
+  %sem = graph.scatter_elements %x, %i, %y {axis = 1 : i64, reduction = "mul"} : (tensor<4x8xf32>, tensor<4x8xi64>, tensor<4x8xf32>) -> tensor<4x8xf32>
+  %ndi = graph.reshape %labels : tensor<4xi64> -> tensor<4x1xi64>
+  %snd = graph.scatter_nd %x, %ndi, %y : (tensor<4x8xf32>, tensor<4x1xi64>, tensor<4x8xf32>) -> tensor<4x8xf32>
+  %sndm = graph.scatter_nd %x, %ndi, %y {reduction = "mul"} : (tensor<4x8xf32>, tensor<4x1xi64>, tensor<4x8xf32>) -> tensor<4x8xf32>
   %d, %cmb = graph.top2_gating %tok, %gate : (tensor<2x4x8xf32>, tensor<8x4xf32>) -> (tensor<2x4x4x2xf32>, tensor<2x4x4x2xf32>)
   return
 }
