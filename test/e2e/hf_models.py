@@ -93,14 +93,10 @@ def t5(g):
         num_decoder_layers=2, num_heads=4, relative_attention_num_buckets=8,
         relative_attention_max_distance=16, dropout_rate=0.0,
         decoder_start_token_id=0, pad_token_id=0)
-    model = T5ForConditionalGeneration(config)
-    ids, labels = tokens(g), tokens(g)
-    # The decoder's inputs are the labels shifted right, computed here as a
-    # data collator would: inside the model the shift is a ScatterND on the
-    # labels.
-    return model, {"input_ids": ids,
-                   "decoder_input_ids": model._shift_right(labels),
-                   "labels": labels}
+    # The model shifts the labels right into the decoder's inputs itself (a
+    # ScatterND of the labels in the export).
+    return T5ForConditionalGeneration(config), {"input_ids": tokens(g),
+                                                "labels": tokens(g)}
 
 
 def llama(g):
