@@ -65,7 +65,10 @@ static mlir::Operation *onlyUser(Value v) {
 static bool isElementwise(mlir::Operation *op) {
   return llvm::isa<g::AddOp, g::SubOp, g::MulOp, g::DivOp, g::PowOp, g::ErfOp,
                    g::GeluOp, g::ReluOp, g::TanhOp, g::SigmoidOp, g::DropoutOp,
-                   g::NegOp, g::ExpOp, g::SqrtOp, g::ClipOp>(op);
+                   g::NegOp, g::ExpOp, g::SqrtOp, g::ClipOp, g::SinOp, g::CosOp,
+                   g::TanOp, g::AsinOp, g::AcosOp, g::AtanOp, g::SinhOp,
+                   g::CoshOp, g::AsinhOp, g::AcoshOp, g::AtanhOp, g::FloorOp,
+                   g::CeilOp, g::RoundOp>(op);
 }
 
 TensorParallelRoles

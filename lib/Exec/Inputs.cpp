@@ -34,6 +34,11 @@ std::optional<int64_t> weft::exec::indexBound(mlir::Value v) {
       }
       continue;
     }
+    if (auto gather = llvm::dyn_cast<g::GatherElementsOp>(user)) {
+      if (n == 1)
+        consider(shapeOf(gather.getData())[gather.getAxis()]);
+      continue;
+    }
     if (auto scatter = llvm::dyn_cast<g::ScatterElementsOp>(user)) {
       if (n == 1)
         consider(shapeOf(scatter.getData())[scatter.getAxis()]);

@@ -116,6 +116,20 @@ llvm::Error Backward::run(mlir::Operation *op) {
       .Case([&](g::ErfOp) { return unaryOp(UnaryKind::Erf); })
       .Case([&](g::ExpOp) { return unaryOp(UnaryKind::Exp); })
       .Case([&](g::LogOp) { return unaryOp(UnaryKind::Log); })
+      .Case([&](g::SinOp) { return unaryOp(UnaryKind::Sin); })
+      .Case([&](g::CosOp) { return unaryOp(UnaryKind::Cos); })
+      .Case([&](g::TanOp) { return unaryOp(UnaryKind::Tan); })
+      .Case([&](g::AsinOp) { return unaryOp(UnaryKind::Asin); })
+      .Case([&](g::AcosOp) { return unaryOp(UnaryKind::Acos); })
+      .Case([&](g::AtanOp) { return unaryOp(UnaryKind::Atan); })
+      .Case([&](g::SinhOp) { return unaryOp(UnaryKind::Sinh); })
+      .Case([&](g::CoshOp) { return unaryOp(UnaryKind::Cosh); })
+      .Case([&](g::AsinhOp) { return unaryOp(UnaryKind::Asinh); })
+      .Case([&](g::AcoshOp) { return unaryOp(UnaryKind::Acosh); })
+      .Case([&](g::AtanhOp) { return unaryOp(UnaryKind::Atanh); })
+      .Case([&](g::FloorOp) { return unaryOp(UnaryKind::Floor); })
+      .Case([&](g::CeilOp) { return unaryOp(UnaryKind::Ceil); })
+      .Case([&](g::RoundOp) { return unaryOp(UnaryKind::Round); })
       .Case([&](g::ClipOp c) {
         auto bound = [](std::optional<llvm::APFloat> v) {
           return v ? std::optional<double>(v->convertToDouble()) : std::nullopt;
@@ -178,6 +192,10 @@ llvm::Error Backward::run(mlir::Operation *op) {
       .Case([&](g::GatherOp c) {
         return set(0, gatherBackward(arg(0).getShape(), arg(1), dy(),
                                      axisOf(c.getAxis(), arg(0).getRank())));
+      })
+      .Case([&](g::GatherElementsOp c) {
+        return set(0, gatherElementsBackward(arg(0).getShape(), arg(1), dy(),
+                                             c.getAxis()));
       })
       .Case([&](g::MaxPoolOp c) {
         return set(0, maxPoolBackward(arg(0), dy(), poolParams(c)));

@@ -102,6 +102,20 @@ llvm::Error Forward::run(mlir::Operation *op) {
       .Case([&](g::ErfOp) { return unaryOp(UnaryKind::Erf); })
       .Case([&](g::ExpOp) { return unaryOp(UnaryKind::Exp); })
       .Case([&](g::LogOp) { return unaryOp(UnaryKind::Log); })
+      .Case([&](g::SinOp) { return unaryOp(UnaryKind::Sin); })
+      .Case([&](g::CosOp) { return unaryOp(UnaryKind::Cos); })
+      .Case([&](g::TanOp) { return unaryOp(UnaryKind::Tan); })
+      .Case([&](g::AsinOp) { return unaryOp(UnaryKind::Asin); })
+      .Case([&](g::AcosOp) { return unaryOp(UnaryKind::Acos); })
+      .Case([&](g::AtanOp) { return unaryOp(UnaryKind::Atan); })
+      .Case([&](g::SinhOp) { return unaryOp(UnaryKind::Sinh); })
+      .Case([&](g::CoshOp) { return unaryOp(UnaryKind::Cosh); })
+      .Case([&](g::AsinhOp) { return unaryOp(UnaryKind::Asinh); })
+      .Case([&](g::AcoshOp) { return unaryOp(UnaryKind::Acosh); })
+      .Case([&](g::AtanhOp) { return unaryOp(UnaryKind::Atanh); })
+      .Case([&](g::FloorOp) { return unaryOp(UnaryKind::Floor); })
+      .Case([&](g::CeilOp) { return unaryOp(UnaryKind::Ceil); })
+      .Case([&](g::RoundOp) { return unaryOp(UnaryKind::Round); })
       .Case([&](g::ClipOp c) {
         auto bound = [](std::optional<llvm::APFloat> v) {
           return v ? std::optional<double>(v->convertToDouble()) : std::nullopt;
@@ -160,6 +174,14 @@ llvm::Error Forward::run(mlir::Operation *op) {
                                 /*allowNegative=*/true, std::nullopt, "index"))
           return err;
         return result(gather(arg(0), arg(1), axis));
+      })
+      .Case([&](g::GatherElementsOp c) -> Error {
+        int64_t axis = c.getAxis();
+        if (auto err =
+                checkIndexRange(op, arg(1), arg(0).getDim(axis),
+                                /*allowNegative=*/true, std::nullopt, "index"))
+          return err;
+        return result(gatherElements(arg(0), arg(1), axis));
       })
       .Case([&](g::MaxPoolOp c) {
         return result(maxPool(arg(0), poolParams(c)));

@@ -41,11 +41,11 @@ Conv2dParams weft::exec::convParams(graph::Conv2dOp op) {
 
 template <typename PoolOp> static PoolParams windowParams(PoolOp op) {
   PoolParams p;
-  std::copy_n(op.getKernel().begin(), 2, p.kernel.begin());
-  std::copy_n(op.getStrides().begin(), 2, p.strides.begin());
-  std::copy_n(op.getPads().begin(), 4, p.pads.begin());
+  p.kernel.assign(op.getKernel().begin(), op.getKernel().end());
+  p.strides.assign(op.getStrides().begin(), op.getStrides().end());
+  p.pads.assign(op.getPads().begin(), op.getPads().end());
   if (std::optional<llvm::ArrayRef<int64_t>> d = op.getDilations())
-    std::copy_n(d->begin(), 2, p.dilations.begin());
+    p.dilations.assign(d->begin(), d->end());
   return p;
 }
 

@@ -7,43 +7,70 @@ using namespace weft::exec;
 
 namespace {
 
+/// The windows of a pool over the spatial dims of an N×C×… input.
 struct Windows {
-  int64_t planes, h, w, oh, ow;
-  PoolParams p;
+  int64_t planes = 0, inArea = 1, outArea = 1;
+  Shape in, out, kernel, strides, padsBefore, dilations;
+  bool excludePad;
 
-  Windows(llvm::ArrayRef<int64_t> in, const PoolParams &params)
-      : planes(in[0] * in[1]), h(in[2]), w(in[3]), p(params) {
-    int64_t kh = p.dilations[0] * (p.kernel[0] - 1) + 1;
-    int64_t kw = p.dilations[1] * (p.kernel[1] - 1) + 1;
-    oh = (h + p.pads[0] + p.pads[2] - kh) / p.strides[0] + 1;
-    ow = (w + p.pads[1] + p.pads[3] - kw) / p.strides[1] + 1;
+  Windows(llvm::ArrayRef<int64_t> shape, const PoolParams &p)
+      : planes(shape[0] * shape[1]), excludePad(p.excludePad) {
+    size_t spatial = shape.size() - 2;
+    auto entry = [](llvm::ArrayRef<int64_t> v, size_t d, int64_t dflt) {
+      return d < v.size() ? v[d] : dflt;
+    };
+    for (size_t d = 0; d < spatial; ++d) {
+      int64_t k = entry(p.kernel, d, 1), s = entry(p.strides, d, 1);
+      int64_t dil = entry(p.dilations, d, 1);
+      int64_t before = entry(p.pads, d, 0),
+              after = entry(p.pads, spatial + d, 0);
+      int64_t extent = dil * (k - 1) + 1;
+      in.push_back(shape[2 + d]);
+      out.push_back(
+          std::max<int64_t>(0, (in.back() + before + after - extent) / s + 1));
+      kernel.push_back(k);
+      strides.push_back(s);
+      padsBefore.push_back(before);
+      dilations.push_back(dil);
+      inArea *= in.back();
+      outArea *= out.back();
+    }
   }
 
   /// Calls fn(outIndex, inIndex) for every in-bounds input element of
-  /// every window; padding is skipped.
+  /// every window, windows and their elements in row-major order; padding
+  /// is skipped.
   template <typename Fn> void forEach(Fn fn) const {
+    size_t spatial = in.size();
+    int64_t kernelArea = numElementsOf(kernel);
+    Shape o(spatial, 0), k(spatial, 0);
+    auto next = [](Shape &idx, llvm::ArrayRef<int64_t> extents) {
+      for (int64_t d = int64_t(idx.size()) - 1;
+           d >= 0 && ++idx[d] == extents[d]; --d)
+        idx[d] = 0;
+    };
     for (int64_t pl = 0; pl < planes; ++pl)
-      for (int64_t y = 0; y < oh; ++y)
-        for (int64_t x = 0; x < ow; ++x) {
-          int64_t out = (pl * oh + y) * ow + x;
-          for (int64_t ki = 0; ki < p.kernel[0]; ++ki) {
-            int64_t iy = y * p.strides[0] - p.pads[0] + ki * p.dilations[0];
-            if (iy < 0 || iy >= h)
-              continue;
-            for (int64_t kj = 0; kj < p.kernel[1]; ++kj) {
-              int64_t ix = x * p.strides[1] - p.pads[1] + kj * p.dilations[1];
-              if (ix >= 0 && ix < w)
-                fn(out, (pl * h + iy) * w + ix);
-            }
+      for (int64_t w = 0; w < outArea; ++w, next(o, out)) {
+        int64_t outIndex = pl * outArea + w;
+        for (int64_t e = 0; e < kernelArea; ++e, next(k, kernel)) {
+          int64_t inIndex = 0;
+          bool inside = true;
+          for (size_t d = 0; d < spatial && inside; ++d) {
+            int64_t c = o[d] * strides[d] - padsBefore[d] + k[d] * dilations[d];
+            inside = c >= 0 && c < in[d];
+            inIndex = inIndex * in[d] + c;
           }
+          if (inside)
+            fn(outIndex, pl * inArea + inIndex);
         }
+      }
   }
 
   /// The divisor of each output of an average: the kernel's size, or the
   /// window's input positions with `excludePad`.
   std::vector<float> divisors() const {
-    std::vector<float> n(planes * oh * ow, float(p.kernel[0] * p.kernel[1]));
-    if (p.excludePad) {
+    std::vector<float> n(planes * outArea, float(numElementsOf(kernel)));
+    if (excludePad) {
       std::fill(n.begin(), n.end(), 0.0f);
       forEach([&](int64_t o, int64_t) { n[o] += 1; });
     }
@@ -52,13 +79,15 @@ struct Windows {
 };
 
 Shape outShape(llvm::ArrayRef<int64_t> in, const Windows &win) {
-  return {in[0], in[1], win.oh, win.ow};
+  Shape shape{in[0], in[1]};
+  shape.append(win.out.begin(), win.out.end());
+  return shape;
 }
 
 /// For every output, the input index of the first maximum of its window
 /// (−1 when the window holds only padding).
 std::vector<int64_t> argmaxes(const Tensor &x, const Windows &win) {
-  std::vector<int64_t> arg(win.planes * win.oh * win.ow, -1);
+  std::vector<int64_t> arg(win.planes * win.outArea, -1);
   const float *in = x.floats();
   win.forEach([&](int64_t out, int64_t i) {
     if (arg[out] < 0 || in[i] > in[arg[out]])

@@ -48,6 +48,35 @@ Tensor weft::exec::unary(UnaryKind kind, const Tensor &x) {
     return mapFloat(x, [](float v) { return std::exp(v); });
   case UnaryKind::Log:
     return mapFloat(x, [](float v) { return std::log(v); });
+  case UnaryKind::Sin:
+    return mapFloat(x, [](float v) { return std::sin(v); });
+  case UnaryKind::Cos:
+    return mapFloat(x, [](float v) { return std::cos(v); });
+  case UnaryKind::Tan:
+    return mapFloat(x, [](float v) { return std::tan(v); });
+  case UnaryKind::Asin:
+    return mapFloat(x, [](float v) { return std::asin(v); });
+  case UnaryKind::Acos:
+    return mapFloat(x, [](float v) { return std::acos(v); });
+  case UnaryKind::Atan:
+    return mapFloat(x, [](float v) { return std::atan(v); });
+  case UnaryKind::Sinh:
+    return mapFloat(x, [](float v) { return std::sinh(v); });
+  case UnaryKind::Cosh:
+    return mapFloat(x, [](float v) { return std::cosh(v); });
+  case UnaryKind::Asinh:
+    return mapFloat(x, [](float v) { return std::asinh(v); });
+  case UnaryKind::Acosh:
+    return mapFloat(x, [](float v) { return std::acosh(v); });
+  case UnaryKind::Atanh:
+    return mapFloat(x, [](float v) { return std::atanh(v); });
+  case UnaryKind::Floor:
+    return mapFloat(x, [](float v) { return std::floor(v); });
+  case UnaryKind::Ceil:
+    return mapFloat(x, [](float v) { return std::ceil(v); });
+  case UnaryKind::Round:
+    // The default rounding mode rounds halves to even (NumPy's rint).
+    return mapFloat(x, [](float v) { return std::nearbyint(v); });
   }
   return Tensor();
 }
@@ -91,6 +120,44 @@ Tensor weft::exec::unaryBackward(UnaryKind kind, const Tensor &x,
       break;
     case UnaryKind::Log:
       d = 1.0 / v;
+      break;
+    case UnaryKind::Sin:
+      d = std::cos(v);
+      break;
+    case UnaryKind::Cos:
+      d = -std::sin(v);
+      break;
+    case UnaryKind::Tan:
+      d = 1.0 + r * r;
+      break;
+    case UnaryKind::Asin:
+      d = 1.0 / std::sqrt(1.0 - v * v);
+      break;
+    case UnaryKind::Acos:
+      d = -1.0 / std::sqrt(1.0 - v * v);
+      break;
+    case UnaryKind::Atan:
+      d = 1.0 / (1.0 + v * v);
+      break;
+    case UnaryKind::Sinh:
+      d = std::cosh(v);
+      break;
+    case UnaryKind::Cosh:
+      d = std::sinh(v);
+      break;
+    case UnaryKind::Asinh:
+      d = 1.0 / std::sqrt(v * v + 1.0);
+      break;
+    case UnaryKind::Acosh:
+      d = 1.0 / std::sqrt(v * v - 1.0);
+      break;
+    case UnaryKind::Atanh:
+      d = 1.0 / (1.0 - v * v);
+      break;
+    case UnaryKind::Floor:
+    case UnaryKind::Ceil:
+    case UnaryKind::Round:
+      d = 0.0;
       break;
     }
     o[i] = float(g[i] * d);

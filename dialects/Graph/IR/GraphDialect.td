@@ -22,6 +22,13 @@ def Graph_Dialect : Dialect {
     them. All types are ranked tensors with static shapes; the batch dimension
     is resolved before import. The backward pass is implicit (docs/Design.md §3.4).
 
+    Elementwise functions are one op each (`graph.exp`, `graph.sin`,
+    `graph.floor`, …) rather than one op with a function attribute: each
+    states its own cost and what its backward keeps (the input, the result
+    or nothing), prints as what it computes, and has no attribute to verify;
+    they share their sharding rules and, in the interpreter, one kernel
+    table.
+
     Example:
 
     ```mlir

@@ -394,31 +394,60 @@ LogicalResult GatherOp::verify() {
   return verifySameShape(*this, expected, shapeOf(getResult()));
 }
 
+LogicalResult GatherElementsOp::verify() {
+  ArrayRef<int64_t> data = shapeOf(getData()), idx = shapeOf(getIndices());
+  int64_t axis = getAxis(), rank = data.size();
+  if (axis < 0 || axis >= rank)
+    return emitOpError() << "axis " << axis << " is out of range for rank "
+                         << rank;
+  if (idx.size() != data.size())
+    return emitOpError() << "expected indices of the data's rank " << rank
+                         << ", found " << shapeString(idx);
+  for (int64_t d = 0; d < rank; ++d)
+    if (d != axis && idx[d] > data[d])
+      return emitOpError() << "indices " << shapeString(idx)
+                           << " are larger than the data "
+                           << shapeString(data) << " in dim " << d;
+  return verifySameShape(*this, idx, shapeOf(getResult()));
+}
+
 //===----------------------------------------------------------------------===//
 // Pooling
 //===----------------------------------------------------------------------===//
 
+/// A pool over the 2 or 3 spatial dims of an N×C×… input: one kernel,
+/// stride and dilation per spatial dim, pads before each and then after
+/// each.
 static LogicalResult verifyPool(Operation *op, ArrayRef<int64_t> kernel,
                                 ArrayRef<int64_t> strides,
                                 ArrayRef<int64_t> pads,
                                 std::optional<ArrayRef<int64_t>> dilations) {
   ArrayRef<int64_t> in = shapeOf(op->getOperand(0));
-  if (in.size() != 4)
-    return op->emitOpError("expected a 4-d input (NCHW)");
-  if (kernel.size() != 2 || kernel[0] <= 0 || kernel[1] <= 0)
-    return op->emitOpError("expected a positive 2-d kernel");
-  if (failed(verifyWindowAttrs(op, strides, pads)))
-    return failure();
-  SmallVector<int64_t> dil{1, 1};
+  if (in.size() != 4 && in.size() != 5)
+    return op->emitOpError("expected a 4-d (NCHW) or 5-d (NCDHW) input");
+  size_t spatial = in.size() - 2;
+  auto positive = [](int64_t v) { return v > 0; };
+  if (kernel.size() != spatial || !llvm::all_of(kernel, positive))
+    return op->emitOpError() << "expected a positive " << spatial
+                             << "-d kernel";
+  if (strides.size() != spatial || pads.size() != 2 * spatial)
+    return op->emitOpError() << "expected " << spatial << " strides and "
+                             << 2 * spatial << " pads";
+  if (!llvm::all_of(strides, positive))
+    return op->emitOpError("expected positive strides");
+  if (llvm::any_of(pads, [](int64_t p) { return p < 0; }))
+    return op->emitOpError("expected non-negative pads");
+  SmallVector<int64_t> dil(spatial, 1);
   if (dilations) {
-    if (dilations->size() != 2 || (*dilations)[0] <= 0 || (*dilations)[1] <= 0)
-      return op->emitOpError("expected 2 positive dilations");
+    if (dilations->size() != spatial || !llvm::all_of(*dilations, positive))
+      return op->emitOpError() << "expected " << spatial
+                               << " positive dilations";
     dil.assign(dilations->begin(), dilations->end());
   }
-  SmallVector<int64_t> expected{
-      in[0], in[1],
-      windowedExtent(in[2], kernel[0], strides[0], pads[0], pads[2], dil[0]),
-      windowedExtent(in[3], kernel[1], strides[1], pads[1], pads[3], dil[1])};
+  SmallVector<int64_t> expected{in[0], in[1]};
+  for (size_t d = 0; d < spatial; ++d)
+    expected.push_back(windowedExtent(in[2 + d], kernel[d], strides[d],
+                                      pads[d], pads[spatial + d], dil[d]));
   return verifySameShape(op, expected, shapeOf(op->getResult(0)));
 }
 

@@ -244,11 +244,12 @@ def Graph_SelectOp : Graph_Op<"select", [Pure, ResultsBroadcastableShape],
   let hasVerifier = 1;
 }
 
-class Graph_UnaryOp<string mnemonic, string math, string cost>
+class Graph_UnaryOp<string mnemonic, string math, string cost,
+                    string extra = "">
     : Graph_Op<mnemonic, [Pure, SameOperandsAndResultType], cost> {
   let summary = "elementwise " # math;
   let description = "Computes `result = " # math # [{` elementwise; the
-    result has the operand's type.
+    result has the operand's type.}] # extra # [{
 
     Example:
 
@@ -283,6 +284,57 @@ def Graph_ExpOp : Graph_UnaryOp<"exp", "exp(input)",
     "return ::weft::graph::unaryCost(shapes, 4, 1, ::weft::graph::Keep::Result);">;
 def Graph_LogOp : Graph_UnaryOp<"log", "log(input)",
     "return ::weft::graph::unaryCost(shapes, 4, 1, ::weft::graph::Keep::Input);">;
+
+// Trigonometric and hyperbolic functions, their inverses, and the roundings
+// (ONNX Sin … Atanh, Floor, Ceil, Round): one op each, as the functions
+// above (the dialect's description says why). Outside its domain an inverse
+// gives NaN, as ONNX's.
+def Graph_SinOp : Graph_UnaryOp<"sin", "sin(input)",
+    "return ::weft::graph::unaryCost(shapes, 4, 4, ::weft::graph::Keep::Input);",
+    " Its derivative is cos(input).">;
+def Graph_CosOp : Graph_UnaryOp<"cos", "cos(input)",
+    "return ::weft::graph::unaryCost(shapes, 4, 4, ::weft::graph::Keep::Input);",
+    " Its derivative is −sin(input).">;
+def Graph_TanOp : Graph_UnaryOp<"tan", "tan(input)",
+    "return ::weft::graph::unaryCost(shapes, 4, 2, ::weft::graph::Keep::Result);",
+    " Its derivative is 1 + result².">;
+def Graph_AsinOp : Graph_UnaryOp<"asin", "asin(input)",
+    "return ::weft::graph::unaryCost(shapes, 4, 4, ::weft::graph::Keep::Input);",
+    " Defined on [−1, 1]; its derivative is 1 / √(1 − input²).">;
+def Graph_AcosOp : Graph_UnaryOp<"acos", "acos(input)",
+    "return ::weft::graph::unaryCost(shapes, 4, 4, ::weft::graph::Keep::Input);",
+    " Defined on [−1, 1]; its derivative is −1 / √(1 − input²).">;
+def Graph_AtanOp : Graph_UnaryOp<"atan", "atan(input)",
+    "return ::weft::graph::unaryCost(shapes, 4, 3, ::weft::graph::Keep::Input);",
+    " Its derivative is 1 / (1 + input²).">;
+def Graph_SinhOp : Graph_UnaryOp<"sinh", "sinh(input)",
+    "return ::weft::graph::unaryCost(shapes, 4, 4, ::weft::graph::Keep::Input);",
+    " Its derivative is cosh(input).">;
+def Graph_CoshOp : Graph_UnaryOp<"cosh", "cosh(input)",
+    "return ::weft::graph::unaryCost(shapes, 4, 4, ::weft::graph::Keep::Input);",
+    " Its derivative is sinh(input).">;
+def Graph_AsinhOp : Graph_UnaryOp<"asinh", "asinh(input)",
+    "return ::weft::graph::unaryCost(shapes, 4, 4, ::weft::graph::Keep::Input);",
+    " Its derivative is 1 / √(input² + 1).">;
+def Graph_AcoshOp : Graph_UnaryOp<"acosh", "acosh(input)",
+    "return ::weft::graph::unaryCost(shapes, 4, 4, ::weft::graph::Keep::Input);",
+    " Defined on [1, ∞); its derivative is 1 / √(input² − 1).">;
+def Graph_AtanhOp : Graph_UnaryOp<"atanh", "atanh(input)",
+    "return ::weft::graph::unaryCost(shapes, 4, 3, ::weft::graph::Keep::Input);",
+    " Defined on (−1, 1); its derivative is 1 / (1 − input²).">;
+def Graph_FloorOp : Graph_UnaryOp<"floor", "floor(input)",
+    "return ::weft::graph::unaryCost(shapes, 1, 0, ::weft::graph::Keep::Nothing);",
+    [{ The largest integer not above the input. Piecewise constant: the
+    gradient is zero everywhere, as PyTorch's.}]>;
+def Graph_CeilOp : Graph_UnaryOp<"ceil", "ceil(input)",
+    "return ::weft::graph::unaryCost(shapes, 1, 0, ::weft::graph::Keep::Nothing);",
+    [{ The smallest integer not below the input. Piecewise constant: the
+    gradient is zero everywhere, as PyTorch's.}]>;
+def Graph_RoundOp : Graph_UnaryOp<"round", "round(input)",
+    "return ::weft::graph::unaryCost(shapes, 1, 0, ::weft::graph::Keep::Nothing);",
+    [{ The nearest integer, halves to the even one (ONNX Round, NumPy's
+    `rint`). Piecewise constant: the gradient is zero everywhere, as
+    PyTorch's.}]>;
 
 def Graph_ClipOp : Graph_Op<"clip", [Pure, SameOperandsAndResultType],
     "return ::weft::graph::unaryCost(shapes, 2, 1, ::weft::graph::Keep::Input);"> {
@@ -543,6 +595,32 @@ def Graph_SliceOp : Graph_Op<"slice", [Pure],
   let hasVerifier = 1;
 }
 
+def Graph_GatherElementsOp : Graph_Op<"gather_elements", [Pure],
+    "return ::weft::graph::gatherCost(shapes);"> {
+  let summary = "pick elements along one axis by per-element indices";
+  let description = [{
+    ONNX GatherElements (PyTorch's `gather` and `take_along_dim`): `indices`
+    has the rank of `data` and no larger extent in any dimension but `axis`.
+    The result has the shape of `indices`; its element at position p is the
+    element of `data` at p with the `axis` coordinate replaced by
+    `indices[p]` (negative indices count from the end of that dimension).
+    The backward adds each result gradient into a zero tensor of the data's
+    shape at the position it was read from (an element read twice gets
+    both); `indices` have no gradient.
+
+    Example:
+
+    ```mlir
+    %p = graph.gather_elements %logp, %labels {axis = 1 : i64} : (tensor<32x1000xf32>, tensor<32x1xi64>) -> tensor<32x1xf32>
+    ```
+  }];
+  let arguments = (ins Graph_Tensor:$data, Graph_IndexTensor:$indices,
+                   I64Attr:$axis);
+  let results = (outs Graph_Tensor:$result);
+  let assemblyFormat = "operands attr-dict `:` functional-type(operands, results)";
+  let hasVerifier = 1;
+}
+
 def Graph_GatherOp : Graph_Op<"gather", [Pure],
     "return ::weft::graph::gatherCost(shapes);"> {
   let summary = "index into one axis (embedding lookup)";
@@ -707,12 +785,15 @@ class Graph_PoolOp<string mnemonic, string math, string extra = "",
                    dag extraArgs = (ins)>
     : Graph_Op<mnemonic, [Pure],
                "return ::weft::graph::poolCost(shapes, getKernel());"> {
-  let summary = "2-D " # math # " pooling (NCHW)";
+  let summary = "2-D or 3-D " # math # " pooling (NCHW, NCDHW)";
   let description = "Takes the " # math # [{ of each `kernel` window moved
-    by `strides` over the zero/−∞-padded input (`pads` = [top, left, bottom,
-    right]). The optional `dilations` (default 1, 1) space the window's
-    elements: a window covers dilation·(kernel − 1) + 1 input positions.
-    ONNX's 1-d pools are imported as 2-d ones with a unit height.}] # extra # [{
+    by `strides` over the zero/−∞-padded N×C×H×W or N×C×D×H×W input.
+    `kernel`, `strides` and the optional `dilations` (default all 1) have
+    one entry per spatial dim, `pads` two: the padding before each spatial
+    dim, then after each ([top, left, bottom, right] in 2-d). Dilations
+    space the window's elements: a window covers dilation·(kernel − 1) + 1
+    input positions. ONNX's 1-d pools are imported as 2-d ones with a unit
+    height, and `ceil_mode` as extra padding at the end (docs/Import.md).}] # extra # [{
 
     Example:
 

@@ -143,6 +143,48 @@ void LogOp::getShardingVariants(Variants &variants) {
 void ClipOp::getShardingVariants(Variants &variants) {
   getUnaryVariants(*this, variants);
 }
+void SinOp::getShardingVariants(Variants &variants) {
+  getUnaryVariants(*this, variants);
+}
+void CosOp::getShardingVariants(Variants &variants) {
+  getUnaryVariants(*this, variants);
+}
+void TanOp::getShardingVariants(Variants &variants) {
+  getUnaryVariants(*this, variants);
+}
+void AsinOp::getShardingVariants(Variants &variants) {
+  getUnaryVariants(*this, variants);
+}
+void AcosOp::getShardingVariants(Variants &variants) {
+  getUnaryVariants(*this, variants);
+}
+void AtanOp::getShardingVariants(Variants &variants) {
+  getUnaryVariants(*this, variants);
+}
+void SinhOp::getShardingVariants(Variants &variants) {
+  getUnaryVariants(*this, variants);
+}
+void CoshOp::getShardingVariants(Variants &variants) {
+  getUnaryVariants(*this, variants);
+}
+void AsinhOp::getShardingVariants(Variants &variants) {
+  getUnaryVariants(*this, variants);
+}
+void AcoshOp::getShardingVariants(Variants &variants) {
+  getUnaryVariants(*this, variants);
+}
+void AtanhOp::getShardingVariants(Variants &variants) {
+  getUnaryVariants(*this, variants);
+}
+void FloorOp::getShardingVariants(Variants &variants) {
+  getUnaryVariants(*this, variants);
+}
+void CeilOp::getShardingVariants(Variants &variants) {
+  getUnaryVariants(*this, variants);
+}
+void RoundOp::getShardingVariants(Variants &variants) {
+  getUnaryVariants(*this, variants);
+}
 
 void CastOp::getShardingVariants(Variants &variants) {
   getUnaryVariants(*this, variants);

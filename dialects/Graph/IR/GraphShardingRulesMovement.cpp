@@ -1,8 +1,9 @@
 //===- GraphShardingRulesMovement.cpp - Sharding rules: data movement -----===//
 //
 // ShardingRuleOpInterface for reshape, flatten, transpose, concat, split,
-// slice, gather and expand (docs/Design.md §3.3, docs/ShardingRules.md). These
-// ops only move elements, so partial sums and maxima pass through them.
+// slice, gather, gather_elements and expand (docs/Design.md §3.3,
+// docs/ShardingRules.md). These ops only move elements, so partial sums and
+// maxima pass through them.
 //
 //===----------------------------------------------------------------------===//
 
@@ -189,6 +190,33 @@ void GatherOp::getShardingVariants(Variants &variants) {
     addVariant(variants, *this, "split-vocab", {AxisLayout::gather(axis), id},
                {AxisLayout::reduce()})
         .needsGlobalOffset = true;
+  addPartial(variants, *this, {0}, Combiner::Sum);
+  addPartial(variants, *this, {0}, Combiner::Max);
+}
+
+/// GatherElements reads, for each index, the data element at the index's
+/// own position but along `axis`. Split along a dim d ≠ axis on which data
+/// and indices have one extent, each device reads its rows of the data;
+/// split along `axis` of the indices, each reads the whole data. A split of
+/// the data along `axis` (or along a dim where the indices are smaller) has
+/// no local recipe: the data is gathered first.
+void GatherElementsOp::getShardingVariants(Variants &variants) {
+  ArrayRef<int64_t> data = shapeOf(getData()), idx = shapeOf(getIndices());
+  int64_t axis = getAxis();
+  const AxisLayout id = AxisLayout::identity();
+  addReplicated(variants, *this);
+  for (int64_t d = 0, e = idx.size(); d < e; ++d) {
+    if (!splittable(idx[d]))
+      continue;
+    if (d == axis)
+      addVariant(variants, *this, "split-indices", {id, AxisLayout::gather(d)},
+                 {AxisLayout::gather(d)});
+    else if (data[d] == idx[d])
+      addVariant(variants, *this, "split",
+                 {AxisLayout::gather(d), AxisLayout::gather(d)},
+                 {AxisLayout::gather(d)});
+  }
+  // Each result element is one data element: sums and maxima pass through.
   addPartial(variants, *this, {0}, Combiner::Sum);
   addPartial(variants, *this, {0}, Combiner::Max);
 }

@@ -1,5 +1,4 @@
-//===- Movement.h - Transpose, concat, split, slice, gather ------*- C++
-//-*-===//
+//===- Movement.h - Transpose, concat, split, slice, gathers ----*- C++ -*-===//
 //
 // Data movement works on float and integer tensors alike; backward
 // functions take and return float gradients. Reshape and flatten are
@@ -38,6 +37,16 @@ Tensor gather(const Tensor &data, const Tensor &indices, int64_t axis);
 /// Scatter-adds `dy` into zeros of `dataShape` (the embedding gradient).
 Tensor gatherBackward(llvm::ArrayRef<int64_t> dataShape, const Tensor &indices,
                       const Tensor &dy, int64_t axis);
+
+/// ONNX GatherElements: the result has the shape of `indices` (the data's
+/// rank, no larger in any dim but `axis`); element p is data at p with its
+/// `axis` coordinate replaced by indices[p] (in [−dim, dim), checked by the
+/// caller).
+Tensor gatherElements(const Tensor &data, const Tensor &indices, int64_t axis);
+/// Scatter-adds `dy` into zeros of `dataShape` at the positions read.
+Tensor gatherElementsBackward(llvm::ArrayRef<int64_t> dataShape,
+                              const Tensor &indices, const Tensor &dy,
+                              int64_t axis);
 
 } // namespace weft::exec
 

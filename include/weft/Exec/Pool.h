@@ -5,22 +5,25 @@
 
 #include "weft/Exec/Tensor.h"
 #include "llvm/ADT/STLFunctionalExtras.h"
-#include <array>
+#include "llvm/ADT/SmallVector.h"
 
 namespace weft::exec {
 
+/// A window over the spatial dims of an N×C×… input (2-d or 3-d; any
+/// count works). Empty `kernel`, `strides` and `dilations` mean ones, empty
+/// `pads` zeros.
 struct PoolParams {
-  std::array<int64_t, 2> kernel{1, 1};
-  std::array<int64_t, 2> strides{1, 1};
-  /// [top, left, bottom, right].
-  std::array<int64_t, 4> pads{0, 0, 0, 0};
-  std::array<int64_t, 2> dilations{1, 1};
+  llvm::SmallVector<int64_t, 3> kernel;
+  llvm::SmallVector<int64_t, 3> strides;
+  /// Before each spatial dim, then after each: [top, left, bottom, right].
+  llvm::SmallVector<int64_t, 6> pads;
+  llvm::SmallVector<int64_t, 3> dilations;
   /// Average pooling divides by the window's input positions, not the
   /// kernel's size.
   bool excludePad = false;
 };
 
-/// N×C×OH×OW of pooling an N×C×H×W input.
+/// N×C×OH×OW of pooling an N×C×H×W input (N×C×OD×OH×OW in 3-d).
 Shape poolOutputShape(llvm::ArrayRef<int64_t> inputShape,
                       const PoolParams &params);
 /// Calls fn(out, in) for every input element (flat index `in`) of every
@@ -29,7 +32,7 @@ void forEachPoolWindowElement(llvm::ArrayRef<int64_t> inputShape,
                               const PoolParams &params,
                               llvm::function_ref<void(int64_t, int64_t)> fn);
 
-/// Maximum of each window of the −∞-padded N×C×H×W input.
+/// Maximum of each window of the −∞-padded input.
 Tensor maxPool(const Tensor &x, const PoolParams &params);
 /// Routes each output's gradient to the first maximum of its window.
 Tensor maxPoolBackward(const Tensor &x, const Tensor &dy,

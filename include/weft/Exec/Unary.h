@@ -19,14 +19,29 @@ enum class UnaryKind {
   Sigmoid,
   Erf,
   Exp,
-  Log
+  Log,
+  Sin,
+  Cos,
+  Tan,
+  Asin,
+  Acos,
+  Atan,
+  Sinh,
+  Cosh,
+  Asinh,
+  Acosh,
+  Atanh,
+  Floor,
+  Ceil,
+  Round
 };
 
 /// `f(x)` elementwise. Neg also accepts integers; the others need floats.
-/// Gelu is the exact (erf) form x·Φ(x).
+/// Gelu is the exact (erf) form x·Φ(x); Round takes halves to even.
 Tensor unary(UnaryKind kind, const Tensor &x);
 /// The gradient of the input given the input, the result and the result's
-/// gradient. Relu passes no gradient at 0 (as PyTorch).
+/// gradient. Relu passes no gradient at 0 (as PyTorch); Floor, Ceil and Round
+/// pass none at all (piecewise constant).
 Tensor unaryBackward(UnaryKind kind, const Tensor &x, const Tensor &y,
                      const Tensor &dy);
 

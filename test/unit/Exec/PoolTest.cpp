@@ -76,3 +76,46 @@ TEST(PoolTest, GradientsMatchFiniteDifferences) {
       },
       {x});
 }
+
+// Three spatial dims: windows over depth, height and width; padding before
+// and after each (pads = [front, top, left, back, bottom, right]).
+TEST(PoolTest, ThreeDimensionalWindows) {
+  Tensor x(ElementType::F32, {1, 1, 2, 2, 3});
+  for (int64_t i = 0; i < 12; ++i)
+    x.floats()[i] = float(i);
+  PoolParams p;
+  p.kernel = {2, 2, 2};
+  p.strides = {1, 1, 1};
+  // Windows at w = 0 and w = 1: {0, 1, 3, 4, 6, 7, 9, 10} and one to the
+  // right.
+  expectTensor(maxPool(x, p), {1, 1, 1, 1, 2}, {10, 11});
+  expectTensor(avgPool(x, p), {1, 1, 1, 1, 2}, {5, 6});
+  p.pads = {0, 0, 1, 0, 0, 0};
+  p.excludePad = true;
+  expectTensor(avgPool(x, p), {1, 1, 1, 1, 3}, {4.5f, 5, 6});
+  p.excludePad = false;
+  expectTensor(avgPool(x, p), {1, 1, 1, 1, 3}, {2.25f, 5, 6});
+}
+
+TEST(PoolTest, ThreeDimensionalGradientsMatchFiniteDifferences) {
+  PoolParams p;
+  p.kernel = {2, 2, 2};
+  p.strides = {1, 2, 1};
+  p.pads = {1, 0, 1, 0, 1, 0};
+  p.dilations = {1, 1, 2};
+  Tensor x(ElementType::F32, {1, 2, 3, 4, 4});
+  for (int64_t i = 0; i < 96; ++i)
+    x.floats()[i] = float((i * 37) % 96) * 0.05f - 2.0f;
+  expectGradientsMatch(
+      [p](const std::vector<Tensor> &in) { return maxPool(in[0], p); },
+      [p](const std::vector<Tensor> &in, const Tensor &, const Tensor &dy) {
+        return std::vector<Tensor>{maxPoolBackward(in[0], dy, p)};
+      },
+      {x});
+  expectGradientsMatch(
+      [p](const std::vector<Tensor> &in) { return avgPool(in[0], p); },
+      [p](const std::vector<Tensor> &in, const Tensor &, const Tensor &dy) {
+        return std::vector<Tensor>{avgPoolBackward(in[0].getShape(), dy, p)};
+      },
+      {x});
+}

@@ -58,6 +58,20 @@ func.func @every(%x: tensor<4x8xf32>, %y: tensor<4x8xf32>, %i: tensor<4x8xi64>,
   %erf = graph.erf %x : tensor<4x8xf32>
   %exp = graph.exp %x : tensor<4x8xf32>
   %log = graph.log %x : tensor<4x8xf32>
+  %sin = graph.sin %x : tensor<4x8xf32>
+  %cos = graph.cos %x : tensor<4x8xf32>
+  %tan = graph.tan %x : tensor<4x8xf32>
+  %asin = graph.asin %x : tensor<4x8xf32>
+  %acos = graph.acos %x : tensor<4x8xf32>
+  %atan = graph.atan %x : tensor<4x8xf32>
+  %sinh = graph.sinh %x : tensor<4x8xf32>
+  %cosh = graph.cosh %x : tensor<4x8xf32>
+  %asinh = graph.asinh %x : tensor<4x8xf32>
+  %acosh = graph.acosh %x : tensor<4x8xf32>
+  %atanh = graph.atanh %x : tensor<4x8xf32>
+  %floor = graph.floor %x : tensor<4x8xf32>
+  %ceil = graph.ceil %x : tensor<4x8xf32>
+  %round = graph.round %x : tensor<4x8xf32>
   %clip = graph.clip %x {min = 0.0, max = 6.0} : tensor<4x8xf32>
   %cast = graph.cast %x : tensor<4x8xf32> -> tensor<4x8xf16>
   %expand = graph.expand %x : tensor<4x8xf32> -> tensor<2x4x8xf32>
@@ -79,6 +93,7 @@ func.func @every(%x: tensor<4x8xf32>, %y: tensor<4x8xf32>, %i: tensor<4x8xi64>,
   %s0, %s1 = graph.split %x {axis = 1 : i64} : (tensor<4x8xf32>) -> (tensor<4x4xf32>, tensor<4x4xf32>)
   %sl = graph.slice %x {starts = array<i64: 0, 2>, limits = array<i64: 4, 6>, steps = array<i64: 1, 1>} : tensor<4x8xf32> -> tensor<4x4xf32>
   %emb = graph.gather %w, %i {axis = 0 : i64} : (tensor<8x8xf32>, tensor<4x8xi64>) -> tensor<4x8x8xf32>
+  %ge = graph.gather_elements %x, %i {axis = 1 : i64} : (tensor<4x8xf32>, tensor<4x8xi64>) -> tensor<4x8xf32>
   %fl = graph.flatten %img {axis = 1 : i64} : tensor<2x4x8x8xf32> -> tensor<2x256xf32>
   %mp = graph.max_pool %img {kernel = array<i64: 2, 2>, strides = array<i64: 2, 2>, pads = array<i64: 0, 0, 0, 0>} : tensor<2x4x8x8xf32> -> tensor<2x4x4x4xf32>
   %ap = graph.avg_pool %img {kernel = array<i64: 2, 2>, strides = array<i64: 2, 2>, pads = array<i64: 0, 0, 0, 0>} : tensor<2x4x8x8xf32> -> tensor<2x4x4x4xf32>
