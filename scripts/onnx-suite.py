@@ -115,6 +115,11 @@ BATCHNORM_STATS = (
 KNOWN_WRONG = {
     "test_batchnorm_epsilon_training_mode": BATCHNORM_STATS,
     "test_batchnorm_example_training_mode": BATCHNORM_STATS,
+    # Not wrong: the case's expected outputs are written with four digits
+    # (0.1511); Weft's 0.1510555 is onnxruntime's and ONNX's reference's.
+    "test_averagepool_2d_ceil_last_window_starts_on_pad": (
+        "the suite's expected outputs are rounded to four digits; Weft "
+        "agrees with onnxruntime"),
 }
 
 # Known disagreements between Weft's outputs and onnxruntime's, by case

@@ -88,6 +88,12 @@ using Handler = llvm::Error (*)(NodeContext &);
 using HandlerTable = llvm::StringMap<Handler>;
 
 void registerMathHandlers(HandlerTable &table);
+/// MaxPool, AveragePool, LpPool, GlobalMaxPool, GlobalAveragePool
+/// (LegalizePool.cpp); called by registerNNHandlers.
+void registerPoolHandlers(HandlerTable &table);
+/// Hardmax, LpNormalization, Shrink as compositions of graph ops
+/// (LegalizeComposite.cpp); called by registerNNHandlers.
+void registerCompositeHandlers(HandlerTable &table);
 void registerNNHandlers(HandlerTable &table);
 void registerShapeHandlers(HandlerTable &table);
 /// ConvTranspose, Resize, Upsample (LegalizeResample.cpp).

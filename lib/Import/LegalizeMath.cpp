@@ -269,6 +269,20 @@ void import::registerMathHandlers(HandlerTable &t) {
   t["Neg"] = unary<g::NegOp>;
   t["Exp"] = unary<g::ExpOp>;
   t["Log"] = unary<g::LogOp>;
+  t["Sin"] = unary<g::SinOp>;
+  t["Cos"] = unary<g::CosOp>;
+  t["Tan"] = unary<g::TanOp>;
+  t["Asin"] = unary<g::AsinOp>;
+  t["Acos"] = unary<g::AcosOp>;
+  t["Atan"] = unary<g::AtanOp>;
+  t["Sinh"] = unary<g::SinhOp>;
+  t["Cosh"] = unary<g::CoshOp>;
+  t["Asinh"] = unary<g::AsinhOp>;
+  t["Acosh"] = unary<g::AcoshOp>;
+  t["Atanh"] = unary<g::AtanhOp>;
+  t["Floor"] = unary<g::FloorOp>;
+  t["Ceil"] = unary<g::CeilOp>;
+  t["Round"] = unary<g::RoundOp>;
   t["Clip"] = clip;
   t["Cast"] = cast;
 }

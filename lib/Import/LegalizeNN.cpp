@@ -1,7 +1,8 @@
-//===- LegalizeNN.cpp - Convolution, pooling, normalisation, losses -------===//
+//===- LegalizeNN.cpp - Convolution, normalisation, reductions, losses ---===//
 
 #include "Graph/IR/GraphOps.h"
 #include "Importer.h"
+#include "Window.h"
 #include <cmath>
 
 using namespace weft;
@@ -20,108 +21,6 @@ static llvm::Error inputs(NodeContext &ctx, unsigned n,
   return llvm::Error::success();
 }
 
-/// The window attributes of a convolution or pool in graph form: 2-d, pads
-/// as [top, left, bottom, right]. A 1-d window (a 3-d input) gets a unit
-/// height: kernel 1, stride 1, dilation 1, no padding.
-struct Window {
-  std::vector<int64_t> kernel, strides, pads, dilations;
-};
-
-static std::vector<int64_t> lifted(std::vector<int64_t> v, int64_t spatial,
-                                   int64_t fill) {
-  if (v.empty())
-    v.assign(spatial, fill);
-  if (spatial == 1)
-    v.insert(v.begin(), fill);
-  return v;
-}
-
-/// Reads kernel_shape (or `kernel` from the weight), strides, dilations and
-/// pads (explicit, VALID or SAME_UPPER/SAME_LOWER) of a window over the
-/// spatial dims of `input`.
-static llvm::Expected<Window> windowOf(NodeContext &ctx, mlir::Value input,
-                                       std::vector<int64_t> kernel) {
-  llvm::ArrayRef<int64_t> shape = shapeOf(input);
-  int64_t spatial = int64_t(shape.size()) - 2;
-  if (spatial != 1 && spatial != 2)
-    return ctx.unsupported(std::to_string(spatial) +
-                           "-d windows (1-d and 2-d are supported)");
-  if (ctx.hasAttr("kernel_shape"))
-    kernel = ctx.attrInts("kernel_shape");
-  std::vector<int64_t> strides = ctx.attrInts("strides"),
-                       dilations = ctx.attrInts("dilations"),
-                       pads = ctx.attrInts("pads");
-  if (strides.empty())
-    strides.assign(spatial, 1);
-  if (dilations.empty())
-    dilations.assign(spatial, 1);
-  if (int64_t(kernel.size()) != spatial || int64_t(strides.size()) != spatial ||
-      int64_t(dilations.size()) != spatial)
-    return ctx.unsupported("window attributes of another rank than the " +
-                           std::to_string(spatial) + " spatial dims");
-  std::string autoPad = ctx.attrString("auto_pad", "NOTSET");
-  if (autoPad == "VALID" || (autoPad == "NOTSET" && pads.empty())) {
-    pads.assign(2 * spatial, 0);
-  } else if (autoPad == "SAME_UPPER" || autoPad == "SAME_LOWER") {
-    // Output extent ceil(in / stride); the padding it needs is split
-    // evenly, the odd one at the end (UPPER) or the beginning (LOWER).
-    pads.assign(2 * spatial, 0);
-    for (int64_t d = 0; d < spatial; ++d) {
-      int64_t in = shape[2 + d], s = strides[d];
-      int64_t out = (in + s - 1) / s;
-      int64_t extent = dilations[d] * (kernel[d] - 1) + 1;
-      int64_t total = std::max<int64_t>(0, (out - 1) * s + extent - in);
-      int64_t small = total / 2, large = total - small;
-      pads[d] = autoPad == "SAME_UPPER" ? small : large;
-      pads[d + spatial] = autoPad == "SAME_UPPER" ? large : small;
-    }
-  } else if (autoPad != "NOTSET") {
-    return ctx.unsupported("auto_pad " + autoPad);
-  }
-  if (int64_t(pads.size()) != 2 * spatial)
-    return ctx.unsupported(std::to_string(pads.size()) + " pads for " +
-                           std::to_string(spatial) + " spatial dims");
-  Window w;
-  w.kernel = lifted(kernel, spatial, 1);
-  w.strides = lifted(strides, spatial, 1);
-  w.dilations = lifted(dilations, spatial, 1);
-  if (spatial == 1)
-    w.pads = {0, pads[0], 0, pads[1]};
-  else
-    w.pads = pads;
-  return w;
-}
-
-/// `v` (N×C×L, or a 1-d kernel O×C×K) with a unit dim before the last.
-static mlir::Value withUnitHeight(NodeContext &ctx, mlir::Value v) {
-  auto t = v.getType().cast<mlir::RankedTensorType>();
-  if (t.getRank() != 3)
-    return v;
-  llvm::SmallVector<int64_t> shape(t.getShape());
-  shape.insert(shape.begin() + 2, 1);
-  return ctx.builder().create<g::ReshapeOp>(
-      ctx.loc(), mlir::RankedTensorType::get(shape, t.getElementType()), v);
-}
-
-/// The 2-d result type of an op whose ONNX result has `type` (a 1-d
-/// window's result gets the unit height back in withUnitHeight's place).
-static mlir::RankedTensorType liftedType(mlir::RankedTensorType type) {
-  if (type.getRank() != 3)
-    return type;
-  llvm::SmallVector<int64_t> shape(type.getShape());
-  shape.insert(shape.begin() + 2, 1);
-  return mlir::RankedTensorType::get(shape, type.getElementType());
-}
-
-/// Binds output 0 to `v`, reshaped to the ONNX result type when a 1-d
-/// window was lifted.
-static void setWindowResult(NodeContext &ctx, mlir::Value v,
-                            mlir::RankedTensorType type) {
-  if (v.getType() != type)
-    v = ctx.builder().create<g::ReshapeOp>(ctx.loc(), type, v);
-  ctx.setResult(0, v);
-}
-
 static llvm::Error conv(NodeContext &ctx) {
   llvm::SmallVector<mlir::Value> in;
   if (auto err = inputs(ctx, 2, in))
@@ -129,9 +28,10 @@ static llvm::Error conv(NodeContext &ctx) {
   llvm::ArrayRef<int64_t> weightShape = shapeOf(in[1]);
   if (weightShape.size() != shapeOf(in[0]).size() || weightShape.size() < 3)
     return ctx.unsupported("input and kernel of different ranks");
-  auto window = windowOf(
-      ctx, in[0],
-      std::vector<int64_t>(weightShape.begin() + 2, weightShape.end()));
+  auto window =
+      windowOf(ctx, in[0],
+               std::vector<int64_t>(weightShape.begin() + 2, weightShape.end()),
+               /*maxSpatial=*/2);
   if (!window)
     return window.takeError();
   auto type = ctx.resultType(0);
@@ -153,46 +53,6 @@ static llvm::Error conv(NodeContext &ctx) {
       b.getI64IntegerAttr(ctx.attrInt("group", 1)));
   setWindowResult(ctx, result, *type);
   return llvm::Error::success();
-}
-
-/// MaxPool and AveragePool, 1-d or 2-d, dilated or not. An average whose
-/// padding does not count (count_include_pad=0, ONNX's default) sets
-/// `exclude_pad` when there is padding.
-template <typename OpTy> static llvm::Error pool(NodeContext &ctx) {
-  auto in = ctx.input(0);
-  if (!in)
-    return in.takeError();
-  if (ctx.attrInt("ceil_mode", 0))
-    return ctx.unsupported("ceil_mode=1");
-  if (ctx.getNode().output_size() > 1 && !ctx.getNode().output(1).empty())
-    return ctx.unsupported("the Indices output of MaxPool");
-  if (ctx.attrInt("storage_order", 0))
-    return ctx.unsupported("storage_order=1");
-  auto window = windowOf(ctx, *in, {});
-  if (!window)
-    return window.takeError();
-  auto type = ctx.resultType(0);
-  if (!type)
-    return type.takeError();
-  mlir::OpBuilder &b = ctx.builder();
-  mlir::DenseI64ArrayAttr dilations;
-  if (llvm::any_of(window->dilations, [](int64_t d) { return d != 1; }))
-    dilations = b.getDenseI64ArrayAttr(window->dilations);
-  OpTy op =
-      b.create<OpTy>(ctx.loc(), liftedType(*type), withUnitHeight(ctx, *in),
-                     b.getDenseI64ArrayAttr(window->kernel),
-                     b.getDenseI64ArrayAttr(window->strides),
-                     b.getDenseI64ArrayAttr(window->pads), dilations);
-  if constexpr (std::is_same<OpTy, g::AvgPoolOp>::value)
-    if (!ctx.attrInt("count_include_pad", 0) &&
-        llvm::any_of(window->pads, [](int64_t p) { return p != 0; }))
-      op.setExcludePad(true);
-  setWindowResult(ctx, op.getResult(), *type);
-  return llvm::Error::success();
-}
-
-static llvm::Error globalAvgPool(NodeContext &ctx) {
-  return emitFromInput<g::GlobalAvgPoolOp>(ctx);
 }
 
 static llvm::Error batchNorm(NodeContext &ctx) {
@@ -557,10 +417,9 @@ static llvm::Error top2Gating(NodeContext &ctx) {
 }
 
 void import::registerNNHandlers(HandlerTable &t) {
+  registerPoolHandlers(t);
+  registerCompositeHandlers(t);
   t["Conv"] = conv;
-  t["MaxPool"] = pool<g::MaxPoolOp>;
-  t["AveragePool"] = pool<g::AvgPoolOp>;
-  t["GlobalAveragePool"] = globalAvgPool;
   t["BatchNormalization"] = batchNorm;
   t["Softmax"] = softmaxLike<g::SoftmaxOp>;
   t["LogSoftmax"] = softmaxLike<g::LogSoftmaxOp>;

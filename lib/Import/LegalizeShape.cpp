@@ -148,6 +148,25 @@ static llvm::Error gather(NodeContext &ctx) {
   return llvm::Error::success();
 }
 
+/// GatherElements (torch.gather): the result has the indices' shape.
+static llvm::Error gatherElements(NodeContext &ctx) {
+  auto data = ctx.input(0), indices = ctx.input(1);
+  if (!data)
+    return data.takeError();
+  if (!indices)
+    return indices.takeError();
+  auto type = ctx.resultType(0);
+  if (!type)
+    return type.takeError();
+  int64_t axis = ctx.attrInt("axis", 0);
+  if (axis < 0)
+    axis += shapeOf(*data).size();
+  ctx.setResult(0, ctx.builder().create<g::GatherElementsOp>(
+                       ctx.loc(), *type, *data, *indices,
+                       ctx.builder().getI64IntegerAttr(axis)));
+  return llvm::Error::success();
+}
+
 static llvm::Error flatten(NodeContext &ctx) {
   int64_t axis = ctx.attrInt("axis", 1);
   if (axis < 0) {
@@ -303,6 +322,7 @@ void import::registerShapeHandlers(HandlerTable &t) {
   t["Split"] = split;
   t["Slice"] = slice;
   t["Gather"] = gather;
+  t["GatherElements"] = gatherElements;
   t["Flatten"] = flatten;
   t["Expand"] = expand;
 }

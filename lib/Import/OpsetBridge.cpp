@@ -7,6 +7,7 @@
 
 #include "OpsetBridge.h"
 #include "ConstTensor.h"
+#include "WindowShape.h"
 #include "onnx/defs/schema.h"
 #include "weft/Support/Error.h"
 #include "llvm/ADT/STLExtras.h"
@@ -35,6 +36,34 @@ bool isShapePreservingNewOp(llvm::StringRef op) {
       .Cases("Gelu", "Mish", "GroupNormalization", "RMSNormalization", true)
       .Cases("Swish", "RotaryEmbedding", true)
       .Default(false);
+}
+
+/// Ops of one input whose result has the input's shape and element type.
+bool isElementwiseUnaryOp(llvm::StringRef op) {
+  return llvm::StringSwitch<bool>(op)
+      .Cases("Abs", "Acos", "Acosh", "Asin", "Asinh", "Atan", "Atanh", true)
+      .Cases("Ceil", "Celu", "Cos", "Cosh", "Elu", "Erf", "Exp", true)
+      .Cases("Floor", "HardSigmoid", "HardSwish", "LeakyRelu", "Log", true)
+      .Cases("Neg", "Reciprocal", "Relu", "Round", "Selu", "Shrink", true)
+      .Cases("Sigmoid", "Sign", "Sin", "Sinh", "Softplus", "Softsign", true)
+      .Cases("Sqrt", "Tan", "Tanh", "ThresholdedRelu", true)
+      .Default(false);
+}
+
+/// The type string ONNX's schemas give a float element type.
+const char *floatTypeString(int32_t type) {
+  switch (type) {
+  case onnx::TensorProto::FLOAT16:
+    return "tensor(float16)";
+  case onnx::TensorProto::BFLOAT16:
+    return "tensor(bfloat16)";
+  case onnx::TensorProto::FLOAT:
+    return "tensor(float)";
+  case onnx::TensorProto::DOUBLE:
+    return "tensor(double)";
+  default:
+    return nullptr;
+  }
 }
 
 /// Names of the element types that IR 9 and later added (the linked
@@ -74,6 +103,7 @@ public:
 
 private:
   llvm::Error checkElementTypes() const;
+  void bridgeRejectedElementTypes();
   llvm::Error checkFunctions();
   void dropEmptyConcatInputs();
   llvm::Error rewrite(onnx::NodeProto &node);
@@ -232,10 +262,29 @@ llvm::Error Bridge::rewrite(onnx::NodeProto &node) {
       return unsupportedForm(node, "mode 'wrap'");
     return llvm::Error::success();
   }
-  if (op == "AveragePool")
-    return dropDefault(node, "dilations", allOnes);
-  if (op == "LpPool")
-    return dropDefault(node, "ceil_mode", isZero);
+  if (op == "MaxPool" || op == "AveragePool" || op == "LpPool") {
+    // Pools opset 17 cannot carry (AveragePool's and LpPool's dilations,
+    // LpPool's ceil_mode, opsets 18-19), and every ceil_mode pool (the
+    // linked inference keeps a last window that starts in the end padding,
+    // which ONNX has dropped since), wait in the bridge domain and are
+    // typed by ONNX's arithmetic (WindowShape.h).
+    const auto *ceil = attribute(node, "ceil_mode");
+    const auto *dilations = attribute(node, "dilations");
+    if ((ceil && !isZero(*ceil)) ||
+        (op != "MaxPool" && dilations && !allOnes(*dilations))) {
+      node.set_domain(kBridgeDomain);
+      ++changed;
+      return llvm::Error::success();
+    }
+    if (op == "AveragePool")
+      return dropDefault(node, "dilations", allOnes);
+    if (op == "LpPool") {
+      if (auto err = dropDefault(node, "dilations", allOnes))
+        return err;
+      return dropDefault(node, "ceil_mode", isZero);
+    }
+    return llvm::Error::success();
+  }
   if (op == "Cast" || op == "CastLike") {
     // 'saturate' only affects float8 targets, which are rejected anyway.
     if (attribute(node, "saturate")) {
@@ -317,6 +366,56 @@ llvm::Error Bridge::checkElementTypes() const {
     if (auto err = check(name.str(), tensor->data_type()))
       return err;
   return llvm::Error::success();
+}
+
+/// Opset 22 and later gave many elementwise ops float16 and bfloat16
+/// inputs that their opset-17 schemas reject (Celu and Elu). Element types
+/// are followed from the graph's inputs, initializers and constants
+/// through every op whose schema gives output 0 the type of input 0; an
+/// elementwise op whose schema rejects its input's float type waits in the
+/// bridge domain, typed as its input.
+void Bridge::bridgeRejectedElementTypes() {
+  llvm::StringMap<int32_t> types;
+  for (const auto &vi : graph.input())
+    if (vi.type().has_tensor_type())
+      types[vi.name()] = vi.type().tensor_type().elem_type();
+  for (const auto &init : graph.initializer())
+    types[init.name()] = init.data_type();
+  for (auto &node : *graph.mutable_node()) {
+    if (node.output_size() == 0)
+      continue;
+    if (node.op_type() == "Constant" && node.domain().empty()) {
+      for (const auto &a : node.attribute())
+        if (a.name() == "value" && a.has_t())
+          types[node.output(0)] = a.t().data_type();
+      continue;
+    }
+    auto in = node.input_size() ? types.find(node.input(0)) : types.end();
+    if (in == types.end())
+      continue;
+    int32_t type = in->second;
+    if (node.domain() == kBridgeDomain) {
+      if (isShapePreservingNewOp(node.op_type()))
+        types[node.output(0)] = type;
+      continue;
+    }
+    const onnx::OpSchema *schema = onnx::OpSchemaRegistry::Schema(
+        node.op_type(), int(kCheckerOpset), node.domain());
+    if (!schema || schema->inputs().empty() || schema->outputs().empty())
+      continue;
+    const onnx::OpSchema::FormalParameter &input = schema->inputs()[0];
+    if (input.GetTypeStr() == schema->outputs()[0].GetTypeStr())
+      types[node.output(0)] = type;
+    const char *name = floatTypeString(type);
+    if (!name || !isElementwiseUnaryOp(node.op_type()))
+      continue;
+    bool allowed = llvm::any_of(
+        input.GetTypes(), [&](const std::string *t) { return *t == name; });
+    if (!allowed) {
+      node.set_domain(kBridgeDomain);
+      ++changed;
+    }
+  }
 }
 
 /// Concat inputs that are empty 1-d constants add nothing; the linked
@@ -442,6 +541,7 @@ llvm::Expected<unsigned> Bridge::run() {
   for (auto &node : *graph.mutable_node())
     if (auto err = rewrite(node))
       return std::move(err);
+  bridgeRejectedElementTypes();
   for (auto &entry : *model.mutable_opset_import())
     if (entry.domain().empty() || entry.domain() == "ai.onnx")
       entry.set_version(kCheckerOpset);
@@ -463,6 +563,44 @@ llvm::Expected<unsigned> import::bridgeToCheckerOpset(onnx::ModelProto &model) {
   return Bridge(model, opset).run();
 }
 
+/// The output type of a bridged pool from its input's static type, or none.
+static std::optional<onnx::TypeProto> pooledType(const onnx::NodeProto &node,
+                                                 const onnx::TypeProto &in) {
+  const auto &shape = in.tensor_type().shape();
+  std::vector<int64_t> dims;
+  for (const auto &d : shape.dim()) {
+    if (!d.has_dim_value())
+      return std::nullopt;
+    dims.push_back(d.dim_value());
+  }
+  if (dims.size() < 3)
+    return std::nullopt;
+  WindowAttrs w;
+  for (const auto &a : node.attribute()) {
+    std::vector<int64_t> ints(a.ints().begin(), a.ints().end());
+    if (a.name() == "kernel_shape")
+      w.kernel = ints;
+    else if (a.name() == "strides")
+      w.strides = ints;
+    else if (a.name() == "dilations")
+      w.dilations = ints;
+    else if (a.name() == "pads")
+      w.pads = ints;
+    else if (a.name() == "auto_pad")
+      w.autoPad = a.s();
+    else if (a.name() == "ceil_mode")
+      w.ceilMode = a.i() != 0;
+  }
+  std::vector<int64_t> out;
+  if (!resolveWindow(llvm::ArrayRef(dims).drop_front(2), w, out).empty())
+    return std::nullopt;
+  onnx::TypeProto type = in;
+  auto *dimsOut = type.mutable_tensor_type()->mutable_shape()->mutable_dim();
+  for (size_t d = 0; d < out.size(); ++d)
+    dimsOut->Mutable(2 + d)->set_dim_value(out[d]);
+  return type;
+}
+
 bool import::typeBridgedOutputs(onnx::ModelProto &model) {
   onnx::GraphProto &graph = *model.mutable_graph();
   auto hasShape = [](const onnx::TypeProto &t) {
@@ -478,6 +616,17 @@ bool import::typeBridgedOutputs(onnx::ModelProto &model) {
   for (const auto &vi : graph.output())
     if (hasShape(vi.type()))
       types[vi.name()] = &vi.type();
+  // Initializers (not graph inputs since IR 4) as types of their own.
+  std::vector<onnx::TypeProto> initTypes;
+  initTypes.reserve(graph.initializer_size());
+  for (const auto &init : graph.initializer()) {
+    onnx::TypeProto &t = initTypes.emplace_back();
+    t.mutable_tensor_type()->set_elem_type(init.data_type());
+    auto *shape = t.mutable_tensor_type()->mutable_shape();
+    for (int64_t d : init.dims())
+      shape->add_dim()->set_dim_value(d);
+    types.try_emplace(init.name(), &t);
+  }
   // Copies: adding value_info below may move the protos `types` points to.
   std::vector<std::pair<std::string, onnx::TypeProto>> additions;
   for (const auto &node : graph.node()) {
@@ -487,7 +636,13 @@ bool import::typeBridgedOutputs(onnx::ModelProto &model) {
     auto in = types.find(node.input(0));
     if (in == types.end())
       continue;
-    additions.emplace_back(node.output(0), *in->second);
+    if (isShapePreservingNewOp(node.op_type()) ||
+        isElementwiseUnaryOp(node.op_type())) {
+      additions.emplace_back(node.output(0), *in->second);
+    } else if (std::optional<onnx::TypeProto> pooled =
+                   pooledType(node, *in->second)) {
+      additions.emplace_back(node.output(0), std::move(*pooled));
+    }
   }
   for (auto &addition : additions) {
     const std::string &name = addition.first;

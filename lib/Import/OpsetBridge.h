@@ -13,10 +13,14 @@
 //    attributes at their default values, are dropped);
 //  - ops that opset 17 lacks and whose result has the shape and type of
 //    their first input (Gelu, Mish, GroupNormalization, RMSNormalization,
-//    Swish, RotaryEmbedding) move to a private domain the checker skips;
-//    typeBridgedOutputs gives their results a type so shape inference
-//    continues past them, and restoreBridgedOps returns them to the default
-//    domain for the importer's handlers;
+//    Swish, RotaryEmbedding), elementwise ops whose opset-17 schema rejects
+//    their input's float type (Celu of float16), and pools opset 17 cannot
+//    carry or the linked inference would type wrongly (dilated AveragePool
+//    and LpPool, ceil_mode) move to a private domain the checker skips;
+//    typeBridgedOutputs gives their results a type (their input's, or the
+//    pool's by ONNX's window arithmetic) so shape inference continues past
+//    them, and restoreBridgedOps returns them to the default domain for the
+//    importer's handlers;
 //  - the IR version becomes 8 once nothing needs a later one (element
 //    types such as float8 and int4 are bad input, named).
 //
@@ -44,9 +48,10 @@ inline constexpr const char *kBridgeDomain = "weft.bridge";
 /// changed (0 for a model that needed nothing).
 llvm::Expected<unsigned> bridgeToCheckerOpset(onnx::ModelProto &model);
 
-/// Gives each bridged node's first output the type of its first input, when
-/// that is known and the output has none yet. Returns whether any changed
-/// (shape inference should then run again).
+/// Gives each bridged node's first output the type of its first input (a
+/// pool's: the pooled type), when that is known and the output has none
+/// yet. Returns whether any changed (shape inference should then run
+/// again).
 bool typeBridgedOutputs(onnx::ModelProto &model);
 
 /// Returns bridged nodes to the default domain.
