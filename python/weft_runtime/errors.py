@@ -9,6 +9,7 @@ traceback wall, never a hang (every wait has a timeout, docs/Emit.md).
 """
 
 import os
+import re
 import sys
 
 # The codes of docs/ExitCodes.md.
@@ -37,9 +38,18 @@ def one_line(exc):
     return "%s: %s" % (type(exc).__name__, first) if first else type(exc).__name__
 
 
+def _plain(exc):
+    """An exception's first sentence without torch's source-location prefix."""
+    msg = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+    msg = re.sub(r"^\[[^\]]*\]\s*", "", msg)
+    msg = re.sub(r"^\[rank\d+\]:\s*", "", msg)
+    cut = re.search(r"\.\s", msg)
+    return msg[:cut.start()] if cut else msg.rstrip(".")
+
+
 def describe_distributed_failure(exc, rank, timeout_s):
     """Names a torch.distributed failure (a timeout, a closed peer) in one line."""
-    msg = one_line(exc)
+    msg = _plain(exc)
     low = msg.lower()
     if "timeout" in low or "timed out" in low:
         return ("rank %d: a peer did not answer within the timeout of %s s "
@@ -65,14 +75,23 @@ def report(message, code):
 
 
 def main(entry, *args, **kwargs):
-    """Runs `entry(*args, **kwargs)`; any failure ends the process with one line.
+    """Runs `entry(*args, **kwargs)` and ends the process.
 
-    A WeftRuntimeError exits with its code; a KeyboardInterrupt with 130; any
-    other exception is reported with its type and exits EXIT_INTERNAL.
-    Returns entry's result on success.
+    A WeftRuntimeError exits with its code; a torch.distributed failure (a
+    timeout, a closed peer) with EXIT_BAD_INPUT; a KeyboardInterrupt with
+    130; any other exception is reported with its type and exits
+    EXIT_INTERNAL. Each prints one line on stderr. On success the process
+    ends with exit 0 through os._exit once stdout and stderr are flushed:
+    on the pinned torch, the interpreter's teardown after a destroyed gloo
+    process group aborts now and then ("terminate called without an active
+    exception", SIGABRT; docs/Emit.md), which would turn a finished run
+    into a failure.
     """
     try:
-        return entry(*args, **kwargs)
+        entry(*args, **kwargs)
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(EXIT_OK)
     except WeftRuntimeError as e:
         report(str(e), e.code)
     except KeyboardInterrupt:

@@ -21,7 +21,7 @@ import torch
 import torch.distributed as dist
 
 from . import collectives
-from .errors import (EXIT_BAD_INPUT, WeftRuntimeError,
+from .errors import (EXIT_BAD_INPUT, WeftRuntimeError, _plain,
                      describe_distributed_failure)
 from .gloo_compat import Comm
 from .groups import Groups
@@ -135,8 +135,7 @@ class Runtime:
             raise WeftRuntimeError(
                 "rank %d: the %d ranks did not all join within %g s at %s:%s (a "
                 "missing rank, or another job on the port): %s"
-                % (rank, world, timeout_s, env["MASTER_ADDR"], env["MASTER_PORT"],
-                   str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__),
+                % (rank, world, timeout_s, env["MASTER_ADDR"], env["MASTER_PORT"], _plain(e)),
                 EXIT_BAD_INPUT)
         comm = Comm(backend, emulate=emulate)
         rt = cls(mesh, segments, rank, comm, Groups(mesh, rank, timeout_s), device, timeout_s)

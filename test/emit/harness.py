@@ -94,6 +94,7 @@ def _worker(rank, world, port, script, cases_name, queue, timeout_s):
             continue
         err = raised = None
         del _MISMATCHES[:]
+        t0 = time.time()
         try:
             fn(rt)
         except Exception as e:  # noqa: BLE001 - reported per case
@@ -101,6 +102,8 @@ def _worker(rank, world, port, script, cases_name, queue, timeout_s):
             raised = err = "rank %d: %s: %s (%s:%d)" % (
                 rank, type(e).__name__, str(e).splitlines()[0] if str(e) else "",
                 os.path.basename(last.filename), last.lineno)
+        if os.environ.get("WEFT_TEST_TIMES") and rank == 0:
+            sys.stderr.write("  %.2f s  %s\n" % (time.time() - t0, name))
         if err is None and _MISMATCHES:
             err = "rank %d: %s" % (rank, _MISMATCHES[0]) + (
                 " (and %d more)" % (len(_MISMATCHES) - 1) if len(_MISMATCHES) > 1 else "")
@@ -113,6 +116,12 @@ def _worker(rank, world, port, script, cases_name, queue, timeout_s):
             stopped = "an earlier case raised"
     dist.barrier()
     rt.close()
+    # Skip the interpreter's teardown, as weft_runtime.main does: after the
+    # process group is destroyed it can still abort ("terminate called
+    # without an active exception"; docs/Emit.md).
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(0)
 
 
 def _load(script):
@@ -126,6 +135,8 @@ def _load(script):
 def run(script, worlds, cases_name="cases", timeout_s=30, deadline_s=240):
     """Runs `cases_name` of `script` on each world size; returns the exit code."""
     passed = failed = 0
+    if os.environ.get("WEFT_TEST_WORLDS"):
+        worlds = [int(w) for w in os.environ["WEFT_TEST_WORLDS"].split(",")]
     ctx = mp.get_context("spawn")
     for world in worlds:
         queue = ctx.SimpleQueue()
@@ -133,8 +144,11 @@ def run(script, worlds, cases_name="cases", timeout_s=30, deadline_s=240):
         pc = mp.spawn(_worker, args=(world, free_port(), os.path.abspath(script), cases_name,
                                      queue, timeout_s), nprocs=world, join=False)
         problem = None
+        results = []
         try:
             while not pc.join(timeout=1):
+                while not queue.empty():
+                    results.append(queue.get())
                 if time.time() - start > deadline_s:
                     problem = "did not finish within %d s; killed" % deadline_s
                     for p in pc.processes:
@@ -143,7 +157,6 @@ def run(script, worlds, cases_name="cases", timeout_s=30, deadline_s=240):
                     break
         except Exception as e:  # noqa: BLE001 - a crashed rank
             problem = str(e).strip().splitlines()[-1] if str(e).strip() else type(e).__name__
-        results = []
         while not queue.empty():
             results.append(queue.get())
         for name, err in results:
