@@ -50,12 +50,42 @@ def find_venv_python():
 
 venv_python = find_venv_python()
 config.substitutions.append(("%venvpython", venv_python or "/usr/bin/python3"))
-if venv_python:
+
+
+def venv_features(python):
+    """The features the environment offers. Probing imports torch (about
+    2 s) and each lit test is its own ctest test, so the answer is kept in
+    the build folder, keyed by the environment's requirements stamp."""
+    import json
     import subprocess
+    stamp = os.path.join(os.path.dirname(os.path.dirname(python)),
+                         ".weft-requirements")
+    key = "%s %s" % (python, os.path.getmtime(stamp)
+                     if os.path.exists(stamp) else "no-stamp")
+    cache = os.path.join(config.weft_obj_root, "venv-features.json")
+    try:
+        with open(cache) as f:
+            kept = json.load(f)
+        if kept.get("key") == key:
+            return kept["features"]
+    except (OSError, ValueError, KeyError):
+        pass
+    features = []
     for feature, modules in [("torch", "torch, onnx"),
                              ("onnxruntime", "onnxruntime"),
                              ("transformers", "transformers")]:
-        if subprocess.call([venv_python, "-c", "import " + modules],
+        if subprocess.call([python, "-c", "import " + modules],
                            stdout=subprocess.DEVNULL,
                            stderr=subprocess.DEVNULL) == 0:
-            config.available_features.add(feature)
+            features.append(feature)
+    # Written whole and renamed: lit tests run in parallel.
+    tmp = "%s.%d" % (cache, os.getpid())
+    with open(tmp, "w") as f:
+        json.dump({"key": key, "features": features}, f)
+    os.replace(tmp, cache)
+    return features
+
+
+if venv_python:
+    for feature in venv_features(venv_python):
+        config.available_features.add(feature)
