@@ -15,6 +15,7 @@ One program runs per rank (torchrun). Its modules, each with one purpose
 - keyed_random: the counter-based random numbers of dropout masks
 - recompute: activation recomputation (torch.utils.checkpoint)
 - step: one training step: micro-batches, loss seed, sync, optimizer
+- probe: `python -m weft_runtime.probe` measures a backend's native calls
 """
 
 from .errors import WeftRuntimeError, main  # noqa: F401

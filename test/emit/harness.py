@@ -11,6 +11,9 @@ mismatch and let the case run on (every rank makes the same calls); a case
 that raises on any rank stops its world (the ranks may no longer be in
 step) and the cases after it count as failed. A world that does not finish within its deadline is
 killed and counted as failed: a test never hangs.
+
+For looking into a script: WEFT_TEST_WORLDS=2,3 picks the world sizes,
+WEFT_TEST_TIMES=1 prints each case's wall time on stderr.
 """
 
 import os
