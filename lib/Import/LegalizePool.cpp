@@ -70,8 +70,7 @@ mlir::DenseI64ArrayAttr dilationsAttr(mlir::OpBuilder &b, const Window &w) {
 mlir::Value averageOf(Composer &c, mlir::Value x, const Window &w,
                       bool countPad, mlir::RankedTensorType type) {
   std::vector<int64_t> pads = withExtra(w);
-  bool exclude = !countPad && w.hasPadding();
-  exclude |= !countPad && w.hasExtra();
+  bool exclude = !countPad && (w.hasPadding() || w.hasExtra());
   if (countPad && w.hasExtra()) {
     x = zeroPadded(c, x, w.pads);
     size_t spatial = w.extra.size();
