@@ -340,6 +340,10 @@ llvm::Error Builder::visit(mlir::Operation *op) {
     for (auto [from, to] : llvm::zip(op->getOperands(), body->getArguments()))
       inner.map(from, to);
     mlir::Operation *clone = b.clone(*op, inner);
+    // An op reading one value twice (mul %x, %x) has one mapping for both
+    // operands; each operand is its own block argument, with its own layout.
+    for (auto [i, arg] : llvm::enumerate(body->getArguments()))
+      clone->setOperand(i, arg);
     b.create<YieldOp>(loc, clone->getResults());
   }
   for (auto [i, r] : llvm::enumerate(op->getResults())) {

@@ -3,8 +3,8 @@
 // A decoder-like graph program (a transposed convolution, a grouped one, a
 // bilinear upsampling and a nearest downsampling, scatters of every
 // sharding rule; weights, data and updates made by matmuls, so that
-// partial sums reach every operand; no op reads one value twice, which
-// spmd::buildProgram would give one layout) under random valid plans on random
+// partial sums reach every operand; one mul reads a value twice, whose two
+// operands may take different layouts) under random valid plans on random
 // meshes: every plan computes the model (weft-run --plan's check: loss and
 // every parameter gradient), and over the seeds every variant of the four ops
 // is taken at least once, so each rule, its local recipe (the groups of a
@@ -76,8 +76,7 @@ func.func @main(%img: tensor<4x3x5x5xf32> {{graph.input = "img"}) -> tensor<f32>
   %nb = graph.parameter "nd.b" : tensor<3x64xf32>
   %ndu = graph.matmul %na, %nb : (tensor<4x3xf32>, tensor<3x64xf32>) -> tensor<4x64xf32>
   %nd = graph.scatter_nd %mul, %ndi, %ndu : (tensor<4x6x64xf32>, tensor<4x2xi64>, tensor<4x64xf32>) -> tensor<4x6x64xf32>
-  %k = graph.parameter "k" : tensor<4x6x64xf32>
-  %sq = graph.mul %nd, %k : (tensor<4x6x64xf32>, tensor<4x6x64xf32>) -> tensor<4x6x64xf32>
+  %sq = graph.mul %nd, %nd : (tensor<4x6x64xf32>, tensor<4x6x64xf32>) -> tensor<4x6x64xf32>
   %la = graph.reduce_mean %sq {{axes = array<i64: 0, 1, 2>, keepdims = false} : tensor<4x6x64xf32> -> tensor<f32>
   %pa = graph.parameter "b.a" : tensor<4x3xf32>
   %pb = graph.parameter "b.b" : tensor<3x64xf32>
