@@ -406,8 +406,8 @@ LogicalResult GatherElementsOp::verify() {
   for (int64_t d = 0; d < rank; ++d)
     if (d != axis && idx[d] > data[d])
       return emitOpError() << "indices " << shapeString(idx)
-                           << " are larger than the data "
-                           << shapeString(data) << " in dim " << d;
+                           << " are larger than the data " << shapeString(data)
+                           << " in dim " << d;
   return verifySameShape(*this, idx, shapeOf(getResult()));
 }
 
@@ -428,8 +428,8 @@ static LogicalResult verifyPool(Operation *op, ArrayRef<int64_t> kernel,
   size_t spatial = in.size() - 2;
   auto positive = [](int64_t v) { return v > 0; };
   if (kernel.size() != spatial || !llvm::all_of(kernel, positive))
-    return op->emitOpError() << "expected a positive " << spatial
-                             << "-d kernel";
+    return op->emitOpError()
+           << "expected a positive " << spatial << "-d kernel";
   if (strides.size() != spatial || pads.size() != 2 * spatial)
     return op->emitOpError() << "expected " << spatial << " strides and "
                              << 2 * spatial << " pads";
@@ -440,14 +440,14 @@ static LogicalResult verifyPool(Operation *op, ArrayRef<int64_t> kernel,
   SmallVector<int64_t> dil(spatial, 1);
   if (dilations) {
     if (dilations->size() != spatial || !llvm::all_of(*dilations, positive))
-      return op->emitOpError() << "expected " << spatial
-                               << " positive dilations";
+      return op->emitOpError()
+             << "expected " << spatial << " positive dilations";
     dil.assign(dilations->begin(), dilations->end());
   }
   SmallVector<int64_t> expected{in[0], in[1]};
   for (size_t d = 0; d < spatial; ++d)
-    expected.push_back(windowedExtent(in[2 + d], kernel[d], strides[d],
-                                      pads[d], pads[spatial + d], dil[d]));
+    expected.push_back(windowedExtent(in[2 + d], kernel[d], strides[d], pads[d],
+                                      pads[spatial + d], dil[d]));
   return verifySameShape(op, expected, shapeOf(op->getResult(0)));
 }
 
