@@ -27,7 +27,17 @@ template <typename OpTy> static llvm::Error binary(NodeContext &ctx) {
     auto rhs = ctx.input(i);
     if (!rhs)
       return rhs.takeError();
-    result = ctx.builder().create<OpTy>(ctx.loc(), *type, result, *rhs);
+    // Each partial result has the broadcast shape of its own operands;
+    // only the last has the node's shape.
+    mlir::RankedTensorType step = *type;
+    if (i + 1 < ctx.getNode().input_size()) {
+      llvm::SmallVector<int64_t> shape;
+      if (!mlir::OpTrait::util::getBroadcastedShape(shapeOf(result),
+                                                    shapeOf(*rhs), shape))
+        return ctx.unsupported("inputs whose shapes do not broadcast");
+      step = mlir::RankedTensorType::get(shape, type->getElementType());
+    }
+    result = ctx.builder().create<OpTy>(ctx.loc(), step, result, *rhs);
   }
   ctx.setResult(0, result);
   return llvm::Error::success();
