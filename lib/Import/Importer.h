@@ -38,6 +38,8 @@ public:
   bool hasInput(unsigned i) const;
   /// Input `i` as an SSA value (materialising parameters and constants).
   llvm::Expected<mlir::Value> input(unsigned i);
+  /// Input `i`, or a null value when the optional input is absent.
+  llvm::Expected<mlir::Value> optionalInput(unsigned i);
   /// Input `i` as a constant, or nullptr when it is not one.
   const ConstTensor *constantInput(unsigned i) const;
   /// Input `i` as constant integers; an error naming `what` otherwise.

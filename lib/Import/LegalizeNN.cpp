@@ -37,17 +37,14 @@ static llvm::Error conv(NodeContext &ctx) {
   auto type = ctx.resultType(0);
   if (!type)
     return type.takeError();
-  mlir::Value bias;
-  if (ctx.hasInput(2)) {
-    auto b = ctx.input(2);
-    if (!b)
-      return b.takeError();
-    bias = *b;
-  }
+  auto bias = ctx.optionalInput(2);
+  if (!bias)
+    return bias.takeError();
   mlir::OpBuilder &b = ctx.builder();
   mlir::Value result = b.create<g::Conv2dOp>(
       ctx.loc(), liftedType(*type), withUnitHeight(ctx, in[0]),
-      withUnitHeight(ctx, in[1]), bias, b.getDenseI64ArrayAttr(window->strides),
+      withUnitHeight(ctx, in[1]), *bias,
+      b.getDenseI64ArrayAttr(window->strides),
       b.getDenseI64ArrayAttr(window->pads),
       b.getDenseI64ArrayAttr(window->dilations),
       b.getI64IntegerAttr(ctx.attrInt("group", 1)));

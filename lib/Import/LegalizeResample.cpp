@@ -131,13 +131,9 @@ llvm::Error convTranspose(NodeContext &ctx) {
   auto type = ctx.resultType(0);
   if (!type)
     return type.takeError();
-  mlir::Value bias;
-  if (ctx.hasInput(2)) {
-    auto b = ctx.input(2);
-    if (!b)
-      return b.takeError();
-    bias = *b;
-  }
+  auto bias = ctx.optionalInput(2);
+  if (!bias)
+    return bias.takeError();
   // 2-d attributes; a 1-d window gets a unit height.
   auto lifted = [&](std::vector<int64_t> v, int64_t fill) {
     if (v.size() == 1)
@@ -171,7 +167,7 @@ llvm::Error convTranspose(NodeContext &ctx) {
   mlir::OpBuilder &b = ctx.builder();
   auto op = b.create<g::ConvTranspose2dOp>(
       ctx.loc(), resultType, withUnitHeight(ctx, *x),
-      withUnitHeight(ctx, *weight), bias, b.getDenseI64ArrayAttr(strides),
+      withUnitHeight(ctx, *weight), *bias, b.getDenseI64ArrayAttr(strides),
       b.getDenseI64ArrayAttr(pads), b.getDenseI64ArrayAttr(dilations),
       b.getDenseI64ArrayAttr(outputPadding),
       b.getI64IntegerAttr(ctx.attrInt("group", 1)));

@@ -130,7 +130,9 @@ static llvm::Error slice(NodeContext &ctx) {
   return llvm::Error::success();
 }
 
-static llvm::Error gather(NodeContext &ctx) {
+/// Gather and GatherElements (torch.gather, whose result has the indices'
+/// shape): data, indices and a normalised axis.
+template <typename OpTy> static llvm::Error gatherAlong(NodeContext &ctx) {
   auto data = ctx.input(0), indices = ctx.input(1);
   if (!data)
     return data.takeError();
@@ -142,28 +144,9 @@ static llvm::Error gather(NodeContext &ctx) {
   int64_t axis = ctx.attrInt("axis", 0);
   if (axis < 0)
     axis += shapeOf(*data).size();
-  ctx.setResult(0, ctx.builder().create<g::GatherOp>(
-                       ctx.loc(), *type, *data, *indices,
-                       ctx.builder().getI64IntegerAttr(axis)));
-  return llvm::Error::success();
-}
-
-/// GatherElements (torch.gather): the result has the indices' shape.
-static llvm::Error gatherElements(NodeContext &ctx) {
-  auto data = ctx.input(0), indices = ctx.input(1);
-  if (!data)
-    return data.takeError();
-  if (!indices)
-    return indices.takeError();
-  auto type = ctx.resultType(0);
-  if (!type)
-    return type.takeError();
-  int64_t axis = ctx.attrInt("axis", 0);
-  if (axis < 0)
-    axis += shapeOf(*data).size();
-  ctx.setResult(0, ctx.builder().create<g::GatherElementsOp>(
-                       ctx.loc(), *type, *data, *indices,
-                       ctx.builder().getI64IntegerAttr(axis)));
+  ctx.setResult(
+      0, ctx.builder().create<OpTy>(ctx.loc(), *type, *data, *indices,
+                                    ctx.builder().getI64IntegerAttr(axis)));
   return llvm::Error::success();
 }
 
@@ -321,8 +304,8 @@ void import::registerShapeHandlers(HandlerTable &t) {
   t["Concat"] = concat;
   t["Split"] = split;
   t["Slice"] = slice;
-  t["Gather"] = gather;
-  t["GatherElements"] = gatherElements;
+  t["Gather"] = gatherAlong<g::GatherOp>;
+  t["GatherElements"] = gatherAlong<g::GatherElementsOp>;
   t["Flatten"] = flatten;
   t["Expand"] = expand;
 }

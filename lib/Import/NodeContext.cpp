@@ -19,6 +19,12 @@ bool NodeContext::hasInput(unsigned i) const {
   return int(i) < node.input_size() && !node.input(i).empty();
 }
 
+llvm::Expected<mlir::Value> NodeContext::optionalInput(unsigned i) {
+  if (!hasInput(i))
+    return mlir::Value();
+  return input(i);
+}
+
 llvm::Expected<mlir::Value> NodeContext::input(unsigned i) {
   if (!hasInput(i))
     return badInput("{0} node '{1}' lacks input {2}", node.op_type(),

@@ -6,6 +6,7 @@
 
 #include "SequenceSplits.h"
 #include "ConstTensor.h"
+#include "ShapeFolding.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringMap.h"
 #include "llvm/ADT/StringSet.h"
@@ -47,15 +48,8 @@ GraphFacts::GraphFacts(const onnx::ModelProto &model) {
       opset = entry.version();
   auto addShape = [&](const onnx::ValueInfoProto &vi) {
     names.insert(vi.name());
-    if (!vi.type().has_tensor_type() || !vi.type().tensor_type().has_shape())
-      return;
-    std::vector<int64_t> dims;
-    for (const auto &d : vi.type().tensor_type().shape().dim()) {
-      if (!d.has_dim_value())
-        return;
-      dims.push_back(d.dim_value());
-    }
-    shapes[vi.name()] = dims;
+    if (auto dims = staticDims(vi))
+      shapes[vi.name()] = std::move(*dims);
   };
   for (const auto &vi : graph.input())
     addShape(vi);

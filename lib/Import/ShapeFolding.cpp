@@ -102,20 +102,26 @@ llvm::Error import::inferShapes(onnx::ModelProto &model) {
   return llvm::Error::success();
 }
 
+std::optional<std::vector<int64_t>>
+import::staticDims(const onnx::ValueInfoProto &vi) {
+  if (!vi.type().has_tensor_type() || !vi.type().tensor_type().has_shape())
+    return std::nullopt;
+  std::vector<int64_t> dims;
+  for (const auto &d : vi.type().tensor_type().shape().dim()) {
+    if (!d.has_dim_value())
+      return std::nullopt;
+    dims.push_back(d.dim_value());
+  }
+  return dims;
+}
+
 /// The static shapes known for the graph's values.
 static llvm::StringMap<std::vector<int64_t>>
 staticShapes(const onnx::GraphProto &graph) {
   llvm::StringMap<std::vector<int64_t>> shapes;
   auto add = [&](const onnx::ValueInfoProto &vi) {
-    if (!vi.type().has_tensor_type() || !vi.type().tensor_type().has_shape())
-      return;
-    std::vector<int64_t> dims;
-    for (const auto &d : vi.type().tensor_type().shape().dim()) {
-      if (!d.has_dim_value())
-        return;
-      dims.push_back(d.dim_value());
-    }
-    shapes[vi.name()] = dims;
+    if (auto dims = staticDims(vi))
+      shapes[vi.name()] = std::move(*dims);
   };
   for (const auto &vi : graph.input())
     add(vi);

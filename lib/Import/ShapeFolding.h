@@ -15,8 +15,10 @@
 #include "ConstTensor.h"
 #include "onnx/onnx_pb.h"
 #include "llvm/Support/Error.h"
+#include <optional>
 #include <set>
 #include <string>
+#include <vector>
 
 namespace weft::import {
 
@@ -31,6 +33,11 @@ bool isConstantInitializer(const onnx::TensorProto &tensor);
 /// so a 9 KB model does not become gigabytes of doubles.
 bool foldWouldExpand(const onnx::NodeProto &node,
                      llvm::ArrayRef<const ConstTensor *> inputs);
+
+/// The dims of a value whose recorded shape is fully static; std::nullopt
+/// for no shape or a symbolic dim.
+std::optional<std::vector<int64_t>>
+staticDims(const onnx::ValueInfoProto &value);
 
 /// Runs ONNX shape inference (with data propagation) on `model`.
 llvm::Error inferShapes(onnx::ModelProto &model);
