@@ -64,49 +64,11 @@ void MatMulOp::getShardingVariants(Variants &variants) {
 }
 
 void Conv2dOp::getShardingVariants(Variants &variants) {
-  ArrayRef<int64_t> in = shapeOf(getInput()), w = shapeOf(getWeight());
+  ArrayRef<int64_t> w = shapeOf(getWeight());
   int64_t group = getGroup();
-  bool hasBias = bool(getBias());
-  auto withBias = [&](SmallVector<AxisLayout> operands, AxisLayout bias) {
-    if (hasBias)
-      operands.push_back(bias);
-    return operands;
-  };
-  const AxisLayout id = AxisLayout::identity();
-  addReplicated(variants, *this);
-  if (splittable(in[0]))
-    addVariant(variants, *this, "split-batch",
-               withBias({AxisLayout::gather(0), id}, id),
-               {AxisLayout::gather(0)});
-  if (group == 1) {
-    if (splittable(w[0]))
-      addVariant(variants, *this, "split-out-channels",
-                 withBias({id, AxisLayout::gather(0)}, AxisLayout::gather(0)),
-                 {AxisLayout::gather(1)});
-    if (splittable(in[1])) {
-      ShardingVariant &v = addVariant(
-          variants, *this, "split-in-channels",
-          withBias({AxisLayout::gather(1), AxisLayout::gather(1)}, id),
-          {AxisLayout::reduce()});
-      if (hasBias)
-        v.onceOperands.push_back(2);
-    }
-  } else if (splittable(group)) {
-    // Whole groups only: input channels in multiples of C/g, output
-    // channels (weight rows, bias, result channels) in multiples of O/g.
-    int64_t inPerGroup = in[1] / group, outPerGroup = w[0] / group;
-    addVariant(variants, *this, "split-groups",
-               withBias({AxisLayout::gather(1, inPerGroup),
-                         AxisLayout::gather(0, outPerGroup)},
-                        AxisLayout::gather(0, outPerGroup)),
-               {AxisLayout::gather(1, outPerGroup)});
-  }
-  // Linear in the input and in the weight; the bias is added once.
-  SmallVector<unsigned> once;
-  if (hasBias)
-    once.push_back(2);
-  addPartial(variants, *this, {0}, Combiner::Sum, once, "partial-input");
-  addPartial(variants, *this, {1}, Combiner::Sum, once, "partial-weight");
+  // Weight [O, C/g, kh, kw]: output channels are its rows.
+  addConvVariants(variants, *this, shapeOf(getInput()), w, group,
+                  bool(getBias()), {0, w[0] / group, w[0] / group});
 }
 
 //===----------------------------------------------------------------------===//

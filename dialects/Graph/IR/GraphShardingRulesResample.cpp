@@ -17,49 +17,10 @@ using namespace weft::graph::rules;
 void ConvTranspose2dOp::getShardingVariants(Variants &variants) {
   ArrayRef<int64_t> in = shapeOf(getInput()), w = shapeOf(getWeight());
   int64_t group = getGroup();
-  bool hasBias = bool(getBias());
-  auto withBias = [&](SmallVector<AxisLayout> operands, AxisLayout bias) {
-    if (hasBias)
-      operands.push_back(bias);
-    return operands;
-  };
-  const AxisLayout id = AxisLayout::identity();
-  addReplicated(variants, *this);
-  if (splittable(in[0]))
-    addVariant(variants, *this, "split-batch",
-               withBias({AxisLayout::gather(0), id}, id),
-               {AxisLayout::gather(0)});
-  if (group == 1) {
-    // Output channels are the weight's dim 1.
-    if (splittable(w[1]))
-      addVariant(variants, *this, "split-out-channels",
-                 withBias({id, AxisLayout::gather(1)}, AxisLayout::gather(0)),
-                 {AxisLayout::gather(1)});
-    // Every input channel adds into every output: partial sums.
-    if (splittable(in[1])) {
-      ShardingVariant &v = addVariant(
-          variants, *this, "split-in-channels",
-          withBias({AxisLayout::gather(1), AxisLayout::gather(0)}, id),
-          {AxisLayout::reduce()});
-      if (hasBias)
-        v.onceOperands.push_back(2);
-    }
-  } else if (splittable(group)) {
-    // Whole groups: input channels (and weight rows) in multiples of C/g,
-    // output channels (bias, result) in multiples of O/g.
-    int64_t inPerGroup = in[1] / group, outPerGroup = w[1];
-    addVariant(variants, *this, "split-groups",
-               withBias({AxisLayout::gather(1, inPerGroup),
-                         AxisLayout::gather(0, inPerGroup)},
-                        AxisLayout::gather(0, outPerGroup)),
-               {AxisLayout::gather(1, outPerGroup)});
-  }
-  // Linear in the input and in the weight; the bias is added once.
-  SmallVector<unsigned> once;
-  if (hasBias)
-    once.push_back(2);
-  addPartial(variants, *this, {0}, Combiner::Sum, once, "partial-input");
-  addPartial(variants, *this, {1}, Combiner::Sum, once, "partial-weight");
+  // Weight [C, O/g, kh, kw]: input channels are its rows, output channels
+  // its dim 1.
+  addConvVariants(variants, *this, in, w, group, bool(getBias()),
+                  {1, in[1] / group, w[1]});
 }
 
 void ResizeOp::getShardingVariants(Variants &variants) {

@@ -140,3 +140,52 @@ void addMovementPartials(Variants &variants, Operation *op) {
 }
 
 } // namespace weft::graph::rules
+
+void rules::addConvVariants(Variants &variants, mlir::Operation *op,
+                            llvm::ArrayRef<int64_t> in,
+                            llvm::ArrayRef<int64_t> w, int64_t group,
+                            bool hasBias, ConvWeightLayout layout) {
+  auto withBias = [&](llvm::SmallVector<AxisLayout> operands, AxisLayout bias) {
+    if (hasBias)
+      operands.push_back(bias);
+    return operands;
+  };
+  const AxisLayout id = AxisLayout::identity();
+  unsigned inDim = 1 - layout.outDim;
+  addReplicated(variants, op);
+  if (splittable(in[0]))
+    addVariant(variants, op, "split-batch",
+               withBias({AxisLayout::gather(0), id}, id),
+               {AxisLayout::gather(0)});
+  if (group == 1) {
+    if (splittable(w[layout.outDim]))
+      addVariant(variants, op, "split-out-channels",
+                 withBias({id, AxisLayout::gather(layout.outDim)},
+                          AxisLayout::gather(0)),
+                 {AxisLayout::gather(1)});
+    // Every input channel adds into every output: partial sums.
+    if (splittable(in[1])) {
+      ShardingVariant &v = addVariant(
+          variants, op, "split-in-channels",
+          withBias({AxisLayout::gather(1), AxisLayout::gather(inDim)}, id),
+          {AxisLayout::reduce()});
+      if (hasBias)
+        v.onceOperands.push_back(2);
+    }
+  } else if (splittable(group)) {
+    // Whole groups only: input channels in multiples of C/g, weight rows
+    // in multiples of a group's rows, output channels (bias, result) in
+    // multiples of a group's outputs.
+    addVariant(variants, op, "split-groups",
+               withBias({AxisLayout::gather(1, in[1] / group),
+                         AxisLayout::gather(0, layout.rowsPerGroup)},
+                        AxisLayout::gather(0, layout.outPerGroup)),
+               {AxisLayout::gather(1, layout.outPerGroup)});
+  }
+  // Linear in the input and in the weight; the bias is added once.
+  llvm::SmallVector<unsigned> once;
+  if (hasBias)
+    once.push_back(2);
+  addPartial(variants, op, {0}, Combiner::Sum, once, "partial-input");
+  addPartial(variants, op, {1}, Combiner::Sum, once, "partial-weight");
+}

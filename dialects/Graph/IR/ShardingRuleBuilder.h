@@ -64,6 +64,25 @@ void addPartial(Variants &variants, mlir::Operation *op,
                 llvm::ArrayRef<unsigned> once = {},
                 llvm::StringRef recipe = "partial");
 
+/// Where a 2-d convolution's weight keeps its channels: the dim of output
+/// channels (conv2d 0, conv_transpose2d 1; input channels are the other),
+/// and, with groups, how many weight rows (dim 0) and output channels one
+/// group holds.
+struct ConvWeightLayout {
+  unsigned outDim;
+  int64_t rowsPerGroup;
+  int64_t outPerGroup;
+};
+
+/// The variants of conv2d and conv_transpose2d (operands input, weight and
+/// an optional bias): replicated, split batch, split output channels, split
+/// input channels into partial sums, whole groups, and partial input or
+/// weight.
+void addConvVariants(Variants &variants, mlir::Operation *op,
+                     llvm::ArrayRef<int64_t> input,
+                     llvm::ArrayRef<int64_t> weight, int64_t group,
+                     bool hasBias, ConvWeightLayout layout);
+
 /// `addPartial` with every operand partial, for both combiners: ops that
 /// only move or select elements commute with sum and with max.
 void addMovementPartials(Variants &variants, mlir::Operation *op);
