@@ -630,7 +630,12 @@ def main():
     with concurrent.futures.ProcessPoolExecutor(args.jobs) as pool:
         futures = [pool.submit(run_case, t, tools, work, bool(args.keep))
                    for t in tasks]
-        for task, future in zip(tasks, futures):
+        for done, (task, future) in enumerate(zip(tasks, futures), 1):
+            if done % 200 == 0 or done == len(tasks):
+                # Progress on stderr: a full run takes minutes.
+                print("onnx-suite: %d of %d cases, %.0f s" %
+                      (done, len(tasks), time.monotonic() - start),
+                      file=sys.stderr, flush=True)
             try:
                 results.append(future.result())
             except Exception as e:  # noqa: BLE001 - a harness failure
