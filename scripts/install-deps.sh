@@ -19,6 +19,8 @@ packages=(
   libfmt-dev libgtest-dev libeigen3-dev
   # Tests' helper scripts; the virtual environment below.
   python3-numpy python3-venv
+  # rsvg-convert: the timeline picture's test renders it (test/lit/Emit).
+  librsvg2-bin
 )
 
 missing=()
