@@ -99,6 +99,8 @@ class Runtime:
         self.groups = groups
         self.device = device
         self.timeout_s = timeout_s
+        # The seed of dropout masks (the driver sets seed + step).
+        self.dropout_seed = 0
 
     # --- launch ----------------------------------------------------------------
     @classmethod
@@ -193,6 +195,14 @@ class Runtime:
 
     def box(self, shape, dist_):
         return self.geometry.box(shape, parse_dist(dist_), self.rank)
+
+    def extents(self, shape, dist_):
+        """This rank's shard shape of a `shape` value laid out as `dist_`."""
+        return tuple(self.geometry.box(shape, parse_dist(dist_), self.rank)[1])
+
+    def offsets(self, shape, dist_):
+        """The global offsets of this rank's shard, one per dim."""
+        return tuple(self.geometry.box(shape, parse_dist(dist_), self.rank)[0])
 
     def shard_of(self, whole, dist_):
         """This rank's shard of a whole tensor (a copy), e.g. a parameter's."""

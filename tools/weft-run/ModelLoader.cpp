@@ -1,6 +1,7 @@
 //===- ModelLoader.cpp - A graph program from ONNX or .mlir ---------------===//
 
 #include "ModelLoader.h"
+#include "Spmd/IR/SpmdDialect.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/Parser/Parser.h"
 #include "weft/Support/Error.h"
@@ -41,6 +42,14 @@ weft::loadGraphProgram(mlir::MLIRContext &context, llvm::StringRef path,
   if (!path.endswith(".mlir"))
     return importOnnxFile(context, path, options);
   return parseModuleFile(context, path, "");
+}
+
+llvm::Expected<mlir::OwningOpRef<mlir::ModuleOp>>
+weft::loadPlan(mlir::MLIRContext &context, llvm::StringRef path) {
+  registerImportDialects(context);
+  context.getOrLoadDialect<spmd::SpmdDialect>();
+  context.loadAllAvailableDialects();
+  return parseModuleFile(context, path, "plan");
 }
 
 llvm::Error weft::inFile(llvm::StringRef file, llvm::Error err) {

@@ -23,6 +23,12 @@ llvm::Expected<mlir::OwningOpRef<mlir::ModuleOp>>
 loadGraphProgram(mlir::MLIRContext &context, llvm::StringRef path,
                  const ImportOptions &options);
 
+/// Parses and verifies an spmd plan (`plan.mlir`): bad input (exit 1) for
+/// an unreadable file, a plan that does not verify or an unknown format
+/// version.
+llvm::Expected<mlir::OwningOpRef<mlir::ModuleOp>>
+loadPlan(mlir::MLIRContext &context, llvm::StringRef path);
+
 /// `err` with "FILE: " before its message, keeping its exit code.
 llvm::Error inFile(llvm::StringRef file, llvm::Error err);
 

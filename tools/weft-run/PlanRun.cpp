@@ -17,14 +17,6 @@
 using namespace weft;
 using namespace weft::exec;
 
-llvm::Expected<mlir::OwningOpRef<mlir::ModuleOp>>
-weft::loadPlan(mlir::MLIRContext &context, llvm::StringRef path) {
-  registerImportDialects(context);
-  context.getOrLoadDialect<spmd::SpmdDialect>();
-  context.loadAllAvailableDialects();
-  return parseModuleFile(context, path, "plan");
-}
-
 llvm::Expected<unsigned> weft::planDevices(mlir::ModuleOp plan) {
   auto geo = spmd::ShardGeometry::get(plan);
   if (!geo)

@@ -11,10 +11,6 @@
 
 namespace weft {
 
-/// Parses and verifies an spmd plan (`plan.mlir`).
-llvm::Expected<mlir::OwningOpRef<mlir::ModuleOp>>
-loadPlan(mlir::MLIRContext &context, llvm::StringRef path);
-
 /// The number of mesh devices of a loaded plan.
 llvm::Expected<unsigned> planDevices(mlir::ModuleOp plan);
 

@@ -1,18 +1,48 @@
 //===- weft-translate.cpp - Translations into and out of Weft's dialects --===//
+//
+// One translation per run: ONNX into the graph dialect, or an spmd plan out
+// of Weft (docs/Emit.md): the per-rank PyTorch program, launch scripts, the
+// estimated step as a picture or a trace.
+//
+//===----------------------------------------------------------------------===//
 
+#include "../weft-run/ModelLoader.h"
 #include "mlir/IR/AsmState.h"
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/IR/OperationSupport.h"
+#include "weft/Emit/Launch.h"
+#include "weft/Emit/TorchProgram.h"
 #include "weft/Import/ImportFlags.h"
 #include "weft/Import/OnnxImport.h"
 #include "weft/Support/CommandLine.h"
 #include "weft/Support/Error.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/Path.h"
 #include "llvm/Support/ToolOutputFile.h"
 
 using namespace weft;
 namespace cl = llvm::cl;
+
+namespace {
+
+enum class Translation { None, ImportOnnx, SpmdToTorch, SpmdToLaunch };
+
+/// Writes `print`'s text to `path` ("-": stdout).
+llvm::Error writeOutput(llvm::StringRef path,
+                        llvm::function_ref<llvm::Error(llvm::raw_ostream &)>
+                            print) {
+  std::error_code ec;
+  llvm::ToolOutputFile out(path, ec, llvm::sys::fs::OF_None);
+  if (ec)
+    return badInput("cannot write '{0}': {1}", path, ec.message());
+  if (auto err = print(out.os()))
+    return err;
+  out.keep();
+  return llvm::Error::success();
+}
+
+} // namespace
 
 int main(int argc, char **argv) {
   llvm::InitLLVM init(argc, argv);
@@ -22,10 +52,18 @@ int main(int argc, char **argv) {
   cl::opt<std::string> output("o", cl::desc("Output file (default: stdout)"),
                               cl::value_desc("file"), cl::init("-"),
                               cl::cat(category));
-  cl::opt<bool> importOnnx(
-      "import-onnx",
-      cl::desc("Import an ONNX model (.onnx or .onnxtext) into the graph "
-               "dialect"),
+  cl::opt<Translation> translation(
+      cl::desc("Translation:"), cl::init(Translation::None),
+      cl::values(
+          clEnumValN(Translation::ImportOnnx, "import-onnx",
+                     "Import an ONNX model (.onnx or .onnxtext) into the "
+                     "graph dialect"),
+          clEnumValN(Translation::SpmdToTorch, "spmd-to-torch",
+                     "An spmd plan as the Python program every rank runs "
+                     "under torchrun (docs/Emit.md)"),
+          clEnumValN(Translation::SpmdToLaunch, "spmd-to-launch",
+                     "The launch scripts of an spmd plan: torchrun per node, "
+                     "all ranks on this machine, Slurm (docs/Emit.md)")),
       cl::cat(category));
   cl::opt<bool> forward(
       "forward",
@@ -33,39 +71,95 @@ int main(int argc, char **argv) {
                "order, instead of a scalar loss (a forward-only program for "
                "weft-run --forward)"),
       cl::cat(category));
+  cl::opt<std::string> graphPath(
+      "graph",
+      cl::desc("With --spmd-to-torch: the graph program the plan was made "
+               "from (weftc's DIR/graph.mlir): input names, the roles of "
+               "parameters for their seeded values, index bounds"),
+      cl::value_desc("graph.mlir"), cl::cat(category));
+  cl::opt<std::string> hostsPath(
+      "hosts",
+      cl::desc("With --spmd-to-launch: the host of each mesh node, one per "
+               "line in node order (node 0's is the rendezvous)"),
+      cl::value_desc("file"), cl::cat(category));
+  cl::opt<std::string> launchDir(
+      "launch-dir",
+      cl::desc("With --spmd-to-launch: write the scripts into this folder "
+               "instead of printing them to -o"),
+      cl::value_desc("dir"), cl::cat(category));
   ImportFlags flags(category);
   mlir::registerAsmPrinterCLOptions();
   cl::HideUnrelatedOptions(category);
   const char *overview =
       "weft-translate: translations into and out of Weft's dialects\n\n"
       "  weft-translate --import-onnx model.onnx [--global-batch N] -o "
-      "model.mlir\n";
+      "model.mlir\n"
+      "  weft-translate --spmd-to-torch plan.mlir [--graph graph.mlir] -o "
+      "program.py\n"
+      "  weft-translate --spmd-to-launch plan.mlir [--hosts FILE] "
+      "[--launch-dir DIR]\n";
   if (!parseCommandLine(argc, argv, "weft-translate", overview))
     return ExitBadInput;
-
-  if (!importOnnx)
-    return reportError("weft-translate",
-                       badInput("no translation selected (try --import-onnx)"));
-  auto options = flags.resolve(/*numDevices=*/1);
-  if (!options)
-    return reportError("weft-translate", options.takeError());
-  if (forward && flags.loss.getNumOccurrences())
-    return reportError("weft-translate",
-                       badInput("--loss adds a training loss; --forward "
-                                "returns the outputs instead: give one"));
-  options->allOutputs = forward;
+  const char *tool = "weft-translate";
   mlir::MLIRContext context;
-  auto module = importOnnxFile(context, input, *options);
-  if (!module)
-    return reportError("weft-translate", module.takeError());
 
-  std::error_code ec;
-  llvm::ToolOutputFile out(output, ec, llvm::sys::fs::OF_None);
-  if (ec)
-    return reportError("weft-translate", badInput("cannot write '{0}': {1}",
-                                                  output, ec.message()));
-  (*module)->print(out.os(), mlir::OpPrintingFlags());
-  out.os() << "\n";
-  out.keep();
+  switch (translation) {
+  case Translation::None:
+    return reportError(tool, badInput("no translation selected (try "
+                                      "--import-onnx or --spmd-to-torch)"));
+  case Translation::ImportOnnx: {
+    auto options = flags.resolve(/*numDevices=*/1);
+    if (!options)
+      return reportError(tool, options.takeError());
+    if (forward && flags.loss.getNumOccurrences())
+      return reportError(tool,
+                         badInput("--loss adds a training loss; --forward "
+                                  "returns the outputs instead: give one"));
+    options->allOutputs = forward;
+    auto module = importOnnxFile(context, input, *options);
+    if (!module)
+      return reportError(tool, module.takeError());
+    return reportError(tool, writeOutput(output, [&](llvm::raw_ostream &os) {
+                         (*module)->print(os, mlir::OpPrintingFlags());
+                         os << "\n";
+                         return llvm::Error::success();
+                       }));
+  }
+  case Translation::SpmdToTorch: {
+    auto plan = loadPlan(context, input);
+    if (!plan)
+      return reportError(tool, plan.takeError());
+    mlir::OwningOpRef<mlir::ModuleOp> graph;
+    if (!graphPath.empty()) {
+      auto g = parseModuleFile(context, graphPath, "graph program");
+      if (!g)
+        return reportError(tool, g.takeError());
+      graph = std::move(*g);
+    }
+    TorchEmitOptions options;
+    options.graph = graph ? *graph : mlir::ModuleOp();
+    options.title = llvm::sys::path::filename(input).str();
+    return reportError(tool, writeOutput(output, [&](llvm::raw_ostream &os) {
+                         return emitTorchProgram(**plan, options, os);
+                       }));
+  }
+  case Translation::SpmdToLaunch: {
+    auto plan = loadPlan(context, input);
+    if (!plan)
+      return reportError(tool, plan.takeError());
+    LaunchOptions options;
+    if (!hostsPath.empty()) {
+      auto hosts = readHostsFile(hostsPath);
+      if (!hosts)
+        return reportError(tool, hosts.takeError());
+      options.hosts = std::move(*hosts);
+    }
+    if (!launchDir.empty())
+      return reportError(tool, writeLaunchDir(**plan, options, launchDir));
+    return reportError(tool, writeOutput(output, [&](llvm::raw_ostream &os) {
+                         return emitLaunch(**plan, options, os);
+                       }));
+  }
+  }
   return ExitSuccess;
 }

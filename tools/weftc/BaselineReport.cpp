@@ -87,6 +87,7 @@ llvm::json::Value weft::toJSON(const std::vector<BaselineRow> &rows) {
 }
 
 llvm::Error weft::writeBaselinePlans(const std::vector<BaselineRow> &rows,
+                                     mlir::ModuleOp graph,
                                      llvm::StringRef outDir,
                                      const ClusterSpec &spec,
                                      const PlanContext &context) {
@@ -99,6 +100,10 @@ llvm::Error weft::writeBaselinePlans(const std::vector<BaselineRow> &rows,
     PlanContext own = context;
     own.source = r.name;
     if (auto err = writePlanFiles(dir, r.plan.get(), spec, r.estimate, own))
+      return err;
+    if (auto err = writeRunnableFiles(dir, r.plan.get(), graph,
+                                      llvm::sys::path::filename(
+                                          context.model)))
       return err;
     llvm::SmallString<128> estimate(dir);
     llvm::sys::path::append(estimate, "estimate.json");

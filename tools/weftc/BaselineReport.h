@@ -34,9 +34,11 @@ void printBaselines(const std::vector<BaselineRow> &rows, llvm::StringRef dtype,
 
 llvm::json::Value toJSON(const std::vector<BaselineRow> &rows);
 
-/// Writes DIR/baselines/<name>/plan.mlir, plan.json and estimate.json;
+/// Writes DIR/baselines/<name>/plan.mlir, plan.json, estimate.json and
+/// torch/ (the program that runs it; `graph` names its inputs and weights);
 /// `context` is completed with each baseline's name as the plan's source.
 llvm::Error writeBaselinePlans(const std::vector<BaselineRow> &rows,
+                               mlir::ModuleOp graph,
                                llvm::StringRef outDir, const ClusterSpec &spec,
                                const PlanContext &context);
 

@@ -1,6 +1,7 @@
 //===- PlanOutput.cpp - Writing plan files --------------------------------===//
 
 #include "PlanOutput.h"
+#include "weft/Emit/TorchProgram.h"
 #include "weft/Support/Error.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FormatVariadic.h"
@@ -29,4 +30,15 @@ llvm::Error weft::writePlanFiles(llvm::StringRef dir, mlir::ModuleOp plan,
     os << llvm::formatv("{0:2}", planToJSON(plan, *layout, estimate, context))
        << "\n";
   });
+}
+
+llvm::Error weft::writeRunnableFiles(llvm::StringRef dir, mlir::ModuleOp plan,
+                                     mlir::ModuleOp graph,
+                                     llvm::StringRef title) {
+  TorchEmitOptions options;
+  options.graph = graph;
+  options.title = title.str();
+  llvm::SmallString<128> torchDir(dir);
+  llvm::sys::path::append(torchDir, "torch");
+  return writeTorchDir(plan, options, torchDir);
 }

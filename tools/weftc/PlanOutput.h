@@ -3,7 +3,8 @@
 //
 // A plan is written as plan.mlir (the spmd program) and plan.json
 // (docs/PlanFormat.md) side by side, each atomically (weft/Support/
-// FileOutput.h: every file weftc writes goes through writeFile).
+// FileOutput.h: every file weftc writes goes through writeFile), with the
+// program that runs it (torch/).
 //
 //===----------------------------------------------------------------------===//
 
@@ -23,6 +24,12 @@ llvm::Error writePlanFiles(llvm::StringRef dir, mlir::ModuleOp plan,
                            const ClusterSpec &spec,
                            const PlanEstimate &estimate,
                            const PlanContext &context);
+
+/// Writes what runs the plan beside it: `dir`/torch/ (the per-rank PyTorch
+/// program and its runtime, weft/Emit/TorchProgram.h); `graph` is the
+/// program the plan was made from (input names, weights).
+llvm::Error writeRunnableFiles(llvm::StringRef dir, mlir::ModuleOp plan,
+                               mlir::ModuleOp graph, llvm::StringRef title);
 
 } // namespace weft
 

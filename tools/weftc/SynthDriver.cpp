@@ -288,7 +288,10 @@ llvm::Error weft::synthesizeAndWrite(const SynthFlags &flags,
     printExplain(*plan, *estimate, os);
   if (auto err = writePlanFiles(outDir, *plan, in.spec, *estimate, context))
     return err;
+  if (auto err = writeRunnableFiles(outDir, *plan, in.graph,
+                                    llvm::sys::path::filename(context.model)))
+    return err;
   os << "wrote:               " << outDir << "/plan.mlir, " << outDir
-     << "/plan.json\n";
+     << "/plan.json, " << outDir << "/torch/\n";
   return llvm::Error::success();
 }

@@ -277,7 +277,8 @@ int run(Options &opts) {
       for (const BaselineRow &row : *baselines)
         planContext.baselines.emplace_back(row.name, row.estimate.stepSeconds);
       if (auto err =
-              writeBaselinePlans(*baselines, opts.outDir, *spec, planContext))
+              writeBaselinePlans(*baselines, **module, opts.outDir, *spec,
+                                 planContext))
         return reportError("weftc", std::move(err));
     }
   }
