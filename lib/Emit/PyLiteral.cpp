@@ -53,8 +53,7 @@ std::string weft::emit::pyFloat(double v) {
 }
 
 template <typename T>
-static std::string tupleOf(llvm::ArrayRef<T> values,
-                           std::string (*print)(T)) {
+static std::string tupleOf(llvm::ArrayRef<T> values, std::string (*print)(T)) {
   std::string out = "(";
   for (auto [i, v] : llvm::enumerate(values))
     out += (i ? ", " : "") + print(v);
@@ -155,12 +154,11 @@ std::string weft::emit::elementTypeName(mlir::Type type) {
 
 std::string weft::emit::pyIdentifier(llvm::StringRef name) {
   static const llvm::StringSet<> keywords = {
-      "False",  "None",   "True",    "and",      "as",       "assert",
-      "async",  "await",  "break",   "class",    "continue", "def",
-      "del",    "elif",   "else",    "except",   "finally",  "for",
-      "from",   "global", "if",      "import",   "in",       "is",
-      "lambda", "nonlocal", "not",   "or",       "pass",     "raise",
-      "return", "try",    "while",   "with",     "yield"};
+      "False",  "None",   "True",    "and",      "as",       "assert", "async",
+      "await",  "break",  "class",   "continue", "def",      "del",    "elif",
+      "else",   "except", "finally", "for",      "from",     "global", "if",
+      "import", "in",     "is",      "lambda",   "nonlocal", "not",    "or",
+      "pass",   "raise",  "return",  "try",      "while",    "with",   "yield"};
   std::string out;
   for (char c : name)
     out += llvm::isAlnum(c) || c == '_' ? c : '_';

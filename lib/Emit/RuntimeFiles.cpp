@@ -1,4 +1,5 @@
-//===- RuntimeFiles.cpp - python/weft_runtime, embedded --------------------===//
+//===- RuntimeFiles.cpp - python/weft_runtime, embedded
+//--------------------===//
 //
 // RuntimeFiles.inc is generated from python/weft_runtime/*.py at build time
 // (EmbedRuntime.cmake), so a program folder written anywhere carries the

@@ -10,9 +10,9 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "Graph/IR/GraphOps.h"
 #include "PyLiteral.h"
 #include "TorchWriter.h"
-#include "Graph/IR/GraphOps.h"
 #include "weft/Exec/SpmdKernels.h"
 #include "weft/Support/Error.h"
 #include "llvm/ADT/ScopeExit.h"
@@ -159,8 +159,7 @@ llvm::Error ForwardWalk::visitRun(llvm::ArrayRef<mlir::Operation *> run) {
   std::string params;
   for (mlir::Value v : ins)
     params += (params.empty() ? "" : ", ") + name(v);
-  line("def " + fn + "(" + params + "):",
-       "recomputed in the backward pass");
+  line("def " + fn + "(" + params + "):", "recomputed in the backward pass");
   indent = "        ";
   for (mlir::Operation *op : run)
     if (auto err = visit(*op))
@@ -183,8 +182,7 @@ llvm::Error ForwardWalk::visit(mlir::Operation &op) {
                       const std::string &call) -> Error {
     std::string input = name(in);
     if (input.empty())
-      return badInput("{0}: operand has no value",
-                      op.getName().getStringRef());
+      return badInput("{0}: operand has no value", op.getName().getStringRef());
     line(define(out) + " = " + call, locationName(&op));
     return Error::success();
   };
@@ -219,8 +217,8 @@ llvm::Error ForwardWalk::visit(mlir::Operation &op) {
       return relayout(s.getInput(), s.getResult(),
                       llvm::formatv("p.gathered({0}, {1}, {2}, ({3},))",
                                     pyString(it->second),
-                                    shapeText(s.getInput()),
-                                    w.distName(before), s.getAxis()));
+                                    shapeText(s.getInput()), w.distName(before),
+                                    s.getAxis()));
     return relayout(s.getInput(), s.getResult(),
                     llvm::formatv("rt.all_gather({0}, {1}, {2}, {3}, {4})",
                                   name(s.getInput()), shapeText(s.getInput()),
@@ -338,16 +336,15 @@ std::string ForwardWalk::specialCall(exec::LocalStep &step,
   case Special::Softmax:
   case Special::LogSoftmax: {
     int64_t axis = inner->getAttrOfType<mlir::IntegerAttr>("axis").getInt();
-    return llvm::formatv("R.split_softmax({0}, {1}, {2}, rt.comm, log={3})",
-                         args[0], axis, group,
-                         step.special == Special::LogSoftmax ? "True"
-                                                             : "False");
+    return llvm::formatv(
+        "R.split_softmax({0}, {1}, {2}, rt.comm, log={3})", args[0], axis,
+        group, step.special == Special::LogSoftmax ? "True" : "False");
   }
   case Special::LayerNorm: {
     auto ln = llvm::cast<g::LayerNormOp>(inner);
     llvm::ArrayRef<int64_t> shape = shapeOf(ln.getInput());
-    int64_t axis = ln.getAxis() < 0 ? ln.getAxis() + int64_t(shape.size())
-                                    : ln.getAxis();
+    int64_t axis =
+        ln.getAxis() < 0 ? ln.getAxis() + int64_t(shape.size()) : ln.getAxis();
     return llvm::formatv(
         "R.split_layer_norm({0}, {1}, {2}, {3}, {4}, {5}, {6}, rt.comm)",
         args[0], args[1], args[2], axis,
@@ -376,10 +373,9 @@ std::string ForwardWalk::specialCall(exec::LocalStep &step,
                             w.axesTuple(step.reducedAxes))
                   .str()
             : "0";
-    std::string first = step.reducedAxes ? "rt.first_on(" +
-                                               w.axesTuple(step.reducedAxes) +
-                                               ")"
-                                         : "True";
+    std::string first =
+        step.reducedAxes ? "rt.first_on(" + w.axesTuple(step.reducedAxes) + ")"
+                         : "True";
     return llvm::formatv(
         "R.cross_entropy({0}, {1}, count={2}, reduction={3}, "
         "ignore_index={4}, from_logits={5}, class_group={6}, offset={7}, "

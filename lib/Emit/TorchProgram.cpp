@@ -7,9 +7,9 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "Graph/IR/GraphOps.h"
 #include "PyLiteral.h"
 #include "TorchWriter.h"
-#include "Graph/IR/GraphOps.h"
 #include "weft/Exec/Npy.h"
 #include "weft/Exec/OpKernels.h"
 #include "weft/Support/Error.h"
@@ -75,11 +75,10 @@ void TorchWriter::printHeader(llvm::raw_ostream &os) const {
     for (auto [i, a] : llvm::enumerate(segs)) {
       auto s = a.cast<spmd::SegmentAttr>();
       os << (i ? ",\n            " : "") << s.getId() << ": ["
-         << llvm::join(llvm::map_range(geo.segmentSizes(s.getId()),
-                                       [](int64_t v) {
-                                         return std::to_string(v);
-                                       }),
-                       ", ")
+         << llvm::join(
+                llvm::map_range(geo.segmentSizes(s.getId()),
+                                [](int64_t v) { return std::to_string(v); }),
+                ", ")
          << "]";
     }
   os << "}\n";
@@ -123,8 +122,9 @@ void TorchWriter::print(llvm::raw_ostream &os) const {
   os << forwardText << "\n\n";
   os << "PLAN = Plan(MESH, SEGMENTS, INPUTS, PARAMETERS, forward, "
         "loss_dist="
-     << lossDist << ",\n            micro_batches=MICRO_BATCHES, "
-                    "fingerprint=FINGERPRINT,\n            axis_sets=[";
+     << lossDist
+     << ",\n            micro_batches=MICRO_BATCHES, "
+        "fingerprint=FINGERPRINT,\n            axis_sets=[";
   for (auto [i, set] : llvm::enumerate(axisSets)) {
     os << (i ? ", " : "") << "(";
     for (auto [j, a] : llvm::enumerate(set))

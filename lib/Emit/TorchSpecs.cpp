@@ -10,12 +10,12 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "Graph/IR/GraphOps.h"
 #include "PyLiteral.h"
 #include "TorchWriter.h"
-#include "Graph/IR/GraphOps.h"
 #include "weft/Exec/OpKernels.h"
-#include "weft/Support/Error.h"
 #include "weft/Spmd/Duals.h"
+#include "weft/Support/Error.h"
 #include "llvm/ADT/StringSet.h"
 #include "llvm/Support/Base64.h"
 
@@ -63,9 +63,9 @@ std::optional<int64_t> planIndexBound(mlir::Value v, unsigned depth = 0) {
       best = b;
   };
   forEachGraphUse(v, [&](mlir::Operation *op, unsigned n) {
-    if (n != 1 && !llvm::isa<g::ReshapeOp, g::FlattenOp, g::TransposeOp,
-                             g::ExpandOp, g::SliceOp, g::CastOp, g::ConcatOp,
-                             g::SplitOp>(op))
+    if (n != 1 &&
+        !llvm::isa<g::ReshapeOp, g::FlattenOp, g::TransposeOp, g::ExpandOp,
+                   g::SliceOp, g::CastOp, g::ConcatOp, g::SplitOp>(op))
       return;
     if (auto gather = llvm::dyn_cast<g::GatherOp>(op))
       return consider(dimOf(gather.getData(), gather.getAxis()));
@@ -111,7 +111,7 @@ std::string planRole(mlir::Value v) {
   if (!role.empty())
     return role;
   return v.getType().cast<mlir::RankedTensorType>().getRank() >= 2 ? "normal"
-                                                                    : "zeros";
+                                                                   : "zeros";
 }
 
 /// The name of @main's argument `i` in the graph program, if it has one.
@@ -186,8 +186,8 @@ llvm::Expected<std::string> TorchWriter::constantName(mlir::Attribute value,
   if (!t)
     return t.takeError();
   auto shaped = type.cast<mlir::RankedTensorType>();
-  std::string args = pyString(elementTypeName(shaped)) + ", " +
-                     pyTuple(shaped.getShape());
+  std::string args =
+      pyString(elementTypeName(shaped)) + ", " + pyTuple(shaped.getShape());
   auto dense = elements.dyn_cast<mlir::DenseElementsAttr>();
   if (dense && dense.isSplat() && t->getNumElements() > 0) {
     args += ", fill=" + (t->isFloat() ? pyFloat(t->floats()[0])
@@ -195,12 +195,11 @@ llvm::Expected<std::string> TorchWriter::constantName(mlir::Attribute value,
   } else {
     // Little-endian float32 or int64 words, base64.
     llvm::StringRef bytes =
-        t->isFloat() ? llvm::StringRef(
-                           reinterpret_cast<const char *>(t->floats()),
-                           t->getNumElements() * sizeof(float))
-                     : llvm::StringRef(
-                           reinterpret_cast<const char *>(t->ints()),
-                           t->getNumElements() * sizeof(int64_t));
+        t->isFloat()
+            ? llvm::StringRef(reinterpret_cast<const char *>(t->floats()),
+                              t->getNumElements() * sizeof(float))
+            : llvm::StringRef(reinterpret_cast<const char *>(t->ints()),
+                              t->getNumElements() * sizeof(int64_t));
     args += ", data=" + pyString(llvm::encodeBase64(bytes));
   }
   std::string name = "C" + std::to_string(constants.size());

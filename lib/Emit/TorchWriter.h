@@ -74,8 +74,7 @@ private:
   std::vector<InputSpec> inputs;
   std::vector<ParamSpec> params;
   // Text -> D<k>, in order of first use.
-  llvm::MapVector<std::string, std::string,
-                  std::map<std::string, unsigned>>
+  llvm::MapVector<std::string, std::string, std::map<std::string, unsigned>>
       dists;
   std::vector<std::pair<std::string, std::string>> constants; // C<k>, expr
   std::set<std::vector<unsigned>> axisSets;

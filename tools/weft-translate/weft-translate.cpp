@@ -29,9 +29,9 @@ namespace {
 enum class Translation { None, ImportOnnx, SpmdToTorch, SpmdToLaunch };
 
 /// Writes `print`'s text to `path` ("-": stdout).
-llvm::Error writeOutput(llvm::StringRef path,
-                        llvm::function_ref<llvm::Error(llvm::raw_ostream &)>
-                            print) {
+llvm::Error
+writeOutput(llvm::StringRef path,
+            llvm::function_ref<llvm::Error(llvm::raw_ostream &)> print) {
   std::error_code ec;
   llvm::ToolOutputFile out(path, ec, llvm::sys::fs::OF_None);
   if (ec)

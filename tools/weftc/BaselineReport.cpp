@@ -102,8 +102,7 @@ llvm::Error weft::writeBaselinePlans(const std::vector<BaselineRow> &rows,
     if (auto err = writePlanFiles(dir, r.plan.get(), spec, r.estimate, own))
       return err;
     if (auto err = writeRunnableFiles(dir, r.plan.get(), graph,
-                                      llvm::sys::path::filename(
-                                          context.model)))
+                                      llvm::sys::path::filename(context.model)))
       return err;
     llvm::SmallString<128> estimate(dir);
     llvm::sys::path::append(estimate, "estimate.json");

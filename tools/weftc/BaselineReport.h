@@ -38,8 +38,8 @@ llvm::json::Value toJSON(const std::vector<BaselineRow> &rows);
 /// torch/ (the program that runs it; `graph` names its inputs and weights);
 /// `context` is completed with each baseline's name as the plan's source.
 llvm::Error writeBaselinePlans(const std::vector<BaselineRow> &rows,
-                               mlir::ModuleOp graph,
-                               llvm::StringRef outDir, const ClusterSpec &spec,
+                               mlir::ModuleOp graph, llvm::StringRef outDir,
+                               const ClusterSpec &spec,
                                const PlanContext &context);
 
 } // namespace weft

@@ -276,9 +276,8 @@ int run(Options &opts) {
     if (opts.baselines) {
       for (const BaselineRow &row : *baselines)
         planContext.baselines.emplace_back(row.name, row.estimate.stepSeconds);
-      if (auto err =
-              writeBaselinePlans(*baselines, **module, opts.outDir, *spec,
-                                 planContext))
+      if (auto err = writeBaselinePlans(*baselines, **module, opts.outDir,
+                                        *spec, planContext))
         return reportError("weftc", std::move(err));
     }
   }
