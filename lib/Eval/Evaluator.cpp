@@ -9,6 +9,7 @@
 #include "Graph/IR/GraphOps.h"
 #include "PlanEvaluator.h"
 #include "ShardInference.h"
+#include "StepRecorder.h"
 #include "weft/Analysis/GraphCostModel.h"
 #include <map>
 #include <numeric>
@@ -70,6 +71,8 @@ void PlanEvaluator::relayoutPriced(Operation *op, unsigned axis,
   }
   record.dualSeconds = maxOf(dualSlot);
   out.collectives.push_back(std::move(record));
+  if (recorder)
+    recorder->relayout(op, axis, forwardSlot, dualSlot);
   forwardSlot.assign(n, 0);
   dualSlot.assign(n, 0);
 }
@@ -79,6 +82,8 @@ void PlanEvaluator::recipePriced() {
     step.comm[d] += forwardSlot[d] + dualSlot[d];
     step.dual[d] += dualSlot[d];
   }
+  if (recorder)
+    recorder->recipe(forwardSlot, dualSlot);
   forwardSlot.assign(n, 0);
   dualSlot.assign(n, 0);
 }
@@ -99,6 +104,8 @@ void PlanEvaluator::chargeSync(const Times &sync, bool once) {
     if (once)
       step.onceSync[d] += sync[d];
   }
+  if (recorder)
+    recorder->sync(sync, once);
 }
 
 void PlanEvaluator::closeRun() {
@@ -118,7 +125,17 @@ bool PlanEvaluator::compute(Operation *op, mlir::Region *region, bool backward,
     unsigned timed = 0, measured = 0;
   };
   unsigned timedBefore = out.timedOps;
+  // This op's compute per device, for the recorder.
+  std::vector<double> opForward, opBackward;
+  if (recorder) {
+    opForward.assign(n, 0);
+    opBackward.assign(n, 0);
+  }
   auto addPriced = [&](const Priced &p, unsigned d) {
+    if (recorder) {
+      opForward[d] = p.forward;
+      opBackward[d] = backward ? p.backward : 0;
+    }
     step.forward[d] += p.forward;
     out.timedOps += p.timed * layout.orbitSize(d);
     out.measuredOps += p.measured * layout.orbitSize(d);
@@ -217,6 +234,8 @@ bool PlanEvaluator::compute(Operation *op, mlir::Region *region, bool backward,
       priceOne(cop);
     addPriced(p, d);
   }
+  if (recorder)
+    recorder->compute(op, opForward, opBackward);
   return out.timedOps != timedBefore;
 }
 
@@ -229,9 +248,10 @@ llvm::Error PlanEvaluator::run(mlir::func::FuncOp func) {
   return llvm::Error::success();
 }
 
-llvm::Expected<PlanEstimate> weft::evaluatePlan(mlir::ModuleOp module,
-                                                const ClusterSpec &spec,
-                                                const EvalOptions &options) {
+llvm::Expected<PlanEstimate> eval::evaluate(mlir::ModuleOp module,
+                                            const ClusterSpec &spec,
+                                            const EvalOptions &options,
+                                            StepEvents *events) {
   auto layout = MeshLayout::get(module, spec, options.foldDevices);
   if (!layout)
     return layout.takeError();
@@ -241,9 +261,21 @@ llvm::Expected<PlanEstimate> weft::evaluatePlan(mlir::ModuleOp module,
       func = f;
   if (!func)
     return badInput("the plan has no function to evaluate");
-  eval::PlanEvaluator evaluator(*layout, spec, options,
-                                spmd::SpmdDialect::getMicroBatches(module));
+  int64_t microBatches = spmd::SpmdDialect::getMicroBatches(module);
+  eval::PlanEvaluator evaluator(*layout, spec, options, microBatches);
+  std::optional<StepRecorder> recorder;
+  if (events)
+    evaluator.recorder = &recorder.emplace(*layout);
   if (auto err = evaluator.run(func))
     return std::move(err);
-  return evaluator.finish();
+  PlanEstimate estimate = evaluator.finish();
+  if (events)
+    *events = recorder->layOut(options.overlapGradientSync, microBatches);
+  return estimate;
+}
+
+llvm::Expected<PlanEstimate> weft::evaluatePlan(mlir::ModuleOp module,
+                                                const ClusterSpec &spec,
+                                                const EvalOptions &options) {
+  return eval::evaluate(module, spec, options, nullptr);
 }

@@ -14,7 +14,13 @@
 #include "weft/Eval/PlanWalk.h"
 #include <algorithm>
 
+namespace weft {
+struct StepEvents;
+} // namespace weft
+
 namespace weft::eval {
+
+class StepRecorder;
 
 using Shape = llvm::SmallVector<int64_t, 4>;
 
@@ -90,6 +96,9 @@ public:
                bool recomputing);
   void closeStep(llvm::StringRef label);
 
+  /// When set, every priced figure is also handed to it (StepRecorder.h).
+  StepRecorder *recorder = nullptr;
+
 private:
   int64_t microBatches;
   CollectivePricer pricer;
@@ -104,6 +113,13 @@ private:
   /// device.
   std::vector<double> runBytes;
 };
+
+/// evaluatePlan; with `events`, the priced figures laid out as events too
+/// (weft/Eval/StepEvents.h).
+llvm::Expected<PlanEstimate> evaluate(mlir::ModuleOp module,
+                                      const ClusterSpec &spec,
+                                      const EvalOptions &options,
+                                      StepEvents *events);
 
 } // namespace weft::eval
 

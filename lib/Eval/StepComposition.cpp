@@ -6,6 +6,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "PlanEvaluator.h"
+#include "StepRecorder.h"
 
 using namespace weft;
 using namespace weft::eval;
@@ -30,6 +31,8 @@ void PlanEvaluator::closeStep(llvm::StringRef label) {
   s.dualSeconds = maxOf(step.dual);
   out.steps.push_back(std::move(s));
   step = StepAccumulator(n);
+  if (recorder)
+    recorder->closeStep();
 }
 
 PlanEstimate PlanEvaluator::finish() {
@@ -42,6 +45,8 @@ PlanEstimate PlanEvaluator::finish() {
                        options.profile)
                     .seconds;
   double updateSeconds = maxOf(update), gatherSeconds = maxOf(afterUpdate);
+  if (recorder)
+    recorder->optimizer(update, afterUpdate);
   out.optimizerSeconds = updateSeconds + gatherSeconds;
 
   StepComposition total =
