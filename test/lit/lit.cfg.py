@@ -33,6 +33,10 @@ llvm_config.add_tool_substitutions(
 if "address" in getattr(config, "weft_sanitize", ""):
     config.available_features.add("asan")
 
+# rsvg-convert (Debian's librsvg2-bin) renders the timeline picture.
+if shutil.which("rsvg-convert"):
+    config.available_features.add("rsvg")
+
 # The pinned packages of python/requirements.txt live in a virtual
 # environment (scripts/install-deps.sh --python): %venvpython runs it, and its
 # packages are features. %syspython is Debian's interpreter, for scripts that

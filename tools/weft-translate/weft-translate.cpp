@@ -11,7 +11,9 @@
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/IR/OperationSupport.h"
 #include "weft/Emit/Launch.h"
+#include "weft/Emit/Timeline.h"
 #include "weft/Emit/TorchProgram.h"
+#include "weft/Emit/Trace.h"
 #include "weft/Import/ImportFlags.h"
 #include "weft/Import/OnnxImport.h"
 #include "weft/Support/CommandLine.h"
@@ -26,7 +28,14 @@ namespace cl = llvm::cl;
 
 namespace {
 
-enum class Translation { None, ImportOnnx, SpmdToTorch, SpmdToLaunch };
+enum class Translation {
+  None,
+  ImportOnnx,
+  SpmdToTorch,
+  SpmdToLaunch,
+  SpmdToTimeline,
+  SpmdToTrace
+};
 
 /// Writes `print`'s text to `path` ("-": stdout).
 llvm::Error
@@ -63,7 +72,13 @@ int main(int argc, char **argv) {
                      "under torchrun (docs/Emit.md)"),
           clEnumValN(Translation::SpmdToLaunch, "spmd-to-launch",
                      "The launch scripts of an spmd plan: torchrun per node, "
-                     "all ranks on this machine, Slurm (docs/Emit.md)")),
+                     "all ranks on this machine, Slurm (docs/Emit.md)"),
+          clEnumValN(Translation::SpmdToTimeline, "spmd-to-timeline",
+                     "The estimated step of an spmd plan as an SVG picture "
+                     "(needs --cluster; docs/Emit.md)"),
+          clEnumValN(Translation::SpmdToTrace, "spmd-to-trace",
+                     "The estimated step of an spmd plan as a Chrome trace "
+                     "(needs --cluster; docs/Emit.md)")),
       cl::cat(category));
   cl::opt<bool> forward(
       "forward",
@@ -87,6 +102,16 @@ int main(int argc, char **argv) {
       cl::desc("With --spmd-to-launch: write the scripts into this folder "
                "instead of printing them to -o"),
       cl::value_desc("dir"), cl::cat(category));
+  cl::opt<std::string> clusterPath(
+      "cluster",
+      cl::desc("With --spmd-to-timeline or --spmd-to-trace: the cluster "
+               "spec the plan runs on"),
+      cl::value_desc("spec.yaml"), cl::cat(category));
+  cl::opt<std::string> dtypeName(
+      "dtype",
+      cl::desc("With --spmd-to-timeline or --spmd-to-trace: the compute "
+               "dtype the plan was made for: fp32 (default), bf16 or fp16"),
+      cl::init("fp32"), cl::cat(category));
   ImportFlags flags(category);
   mlir::registerAsmPrinterCLOptions();
   cl::HideUnrelatedOptions(category);
@@ -97,7 +122,11 @@ int main(int argc, char **argv) {
       "  weft-translate --spmd-to-torch plan.mlir [--graph graph.mlir] -o "
       "program.py\n"
       "  weft-translate --spmd-to-launch plan.mlir [--hosts FILE] "
-      "[--launch-dir DIR]\n";
+      "[--launch-dir DIR]\n"
+      "  weft-translate --spmd-to-timeline plan.mlir --cluster spec.yaml -o "
+      "timeline.svg\n"
+      "  weft-translate --spmd-to-trace plan.mlir --cluster spec.yaml -o "
+      "trace.json\n";
   if (!parseCommandLine(argc, argv, "weft-translate", overview))
     return ExitBadInput;
   const char *tool = "weft-translate";
@@ -158,6 +187,39 @@ int main(int argc, char **argv) {
       return reportError(tool, writeLaunchDir(**plan, options, launchDir));
     return reportError(tool, writeOutput(output, [&](llvm::raw_ostream &os) {
                          return emitLaunch(**plan, options, os);
+                       }));
+  }
+  case Translation::SpmdToTimeline:
+  case Translation::SpmdToTrace: {
+    if (clusterPath.empty())
+      return reportError(tool, badInput("the estimated step needs the "
+                                        "cluster the plan runs on: give "
+                                        "--cluster spec.yaml"));
+    auto dtype = parseDType(dtypeName);
+    if (!dtype)
+      return reportError(tool, badInput("unknown --dtype '{0}' (expected "
+                                        "fp32, bf16 or fp16)",
+                                        dtypeName.getValue()));
+    auto spec = loadClusterSpec(clusterPath);
+    if (!spec)
+      return reportError(tool, spec.takeError());
+    auto plan = loadPlan(context, input);
+    if (!plan)
+      return reportError(tool, plan.takeError());
+    // As weftc estimates the plans it writes.
+    EvalOptions options;
+    options.dtype = *dtype;
+    options.overlapGradientSync = true;
+    auto picture =
+        pictureOf(**plan, *spec, options, llvm::sys::path::filename(input));
+    if (!picture)
+      return reportError(tool, picture.takeError());
+    return reportError(tool, writeOutput(output, [&](llvm::raw_ostream &os) {
+                         if (translation == Translation::SpmdToTimeline)
+                           writeTimelineSVG(*picture, os);
+                         else
+                           writeTraceJSON(*picture, os);
+                         return llvm::Error::success();
                        }));
   }
   }

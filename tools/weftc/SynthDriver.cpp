@@ -6,6 +6,7 @@
 #include "PlanOutput.h"
 #include "Spmd/IR/SpmdDialect.h"
 #include "weft/Baselines/Baselines.h"
+#include "weft/Emit/StepPicture.h"
 #include "weft/Support/Error.h"
 #include "weft/Support/Units.h"
 #include "weft/Synth/PlanChoice.h"
@@ -291,7 +292,11 @@ llvm::Error weft::synthesizeAndWrite(const SynthFlags &flags,
   if (auto err = writeRunnableFiles(outDir, *plan, in.graph,
                                     llvm::sys::path::filename(context.model)))
     return err;
+  if (auto err = writeStepPictures(outDir, *plan, in.spec, final,
+                                   llvm::sys::path::filename(context.model)))
+    return err;
   os << "wrote:               " << outDir << "/plan.mlir, " << outDir
-     << "/plan.json, " << outDir << "/torch/\n";
+     << "/plan.json, " << outDir << "/torch/, " << outDir << "/timeline.svg, "
+     << outDir << "/trace.json\n";
   return llvm::Error::success();
 }
