@@ -1,6 +1,7 @@
 //===- PlanOutput.cpp - Writing plan files --------------------------------===//
 
 #include "PlanOutput.h"
+#include "weft/Emit/Launch.h"
 #include "weft/Emit/TorchProgram.h"
 #include "weft/Support/Error.h"
 #include "llvm/Support/FileSystem.h"
@@ -40,5 +41,9 @@ llvm::Error weft::writeRunnableFiles(llvm::StringRef dir, mlir::ModuleOp plan,
   options.title = title.str();
   llvm::SmallString<128> torchDir(dir);
   llvm::sys::path::append(torchDir, "torch");
-  return writeTorchDir(plan, options, torchDir);
+  if (auto err = writeTorchDir(plan, options, torchDir))
+    return err;
+  llvm::SmallString<128> launchDir(dir);
+  llvm::sys::path::append(launchDir, "launch");
+  return writeLaunchDir(plan, LaunchOptions(), launchDir);
 }

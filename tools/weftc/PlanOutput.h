@@ -4,7 +4,7 @@
 // A plan is written as plan.mlir (the spmd program) and plan.json
 // (docs/PlanFormat.md) side by side, each atomically (weft/Support/
 // FileOutput.h: every file weftc writes goes through writeFile), with the
-// program that runs it (torch/).
+// program that runs it (torch/, launch/).
 //
 //===----------------------------------------------------------------------===//
 
@@ -26,7 +26,8 @@ llvm::Error writePlanFiles(llvm::StringRef dir, mlir::ModuleOp plan,
                            const PlanContext &context);
 
 /// Writes what runs the plan beside it: `dir`/torch/ (the per-rank PyTorch
-/// program and its runtime, weft/Emit/TorchProgram.h); `graph` is the
+/// program and its runtime, weft/Emit/TorchProgram.h) and `dir`/launch/
+/// (torchrun, local and Slurm scripts, weft/Emit/Launch.h); `graph` is the
 /// program the plan was made from (input names, weights).
 llvm::Error writeRunnableFiles(llvm::StringRef dir, mlir::ModuleOp plan,
                                mlir::ModuleOp graph, llvm::StringRef title);

@@ -296,7 +296,7 @@ llvm::Error weft::synthesizeAndWrite(const SynthFlags &flags,
                                    llvm::sys::path::filename(context.model)))
     return err;
   os << "wrote:               " << outDir << "/plan.mlir, " << outDir
-     << "/plan.json, " << outDir << "/torch/, " << outDir << "/timeline.svg, "
-     << outDir << "/trace.json\n";
+     << "/plan.json, " << outDir << "/torch/, " << outDir << "/launch/, "
+     << outDir << "/timeline.svg, " << outDir << "/trace.json\n";
   return llvm::Error::success();
 }
