@@ -8,6 +8,7 @@
 #include "weft/Support/FileOutput.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/Path.h"
+#include <cmath>
 #include <map>
 
 using namespace weft;
@@ -46,6 +47,43 @@ spmd::SegmentAttr mainSegment(mlir::ModuleOp plan) {
   return best < 0 ? spmd::SegmentAttr() : spmd::lookupSegment(plan, best);
 }
 
+/// Fills eventRanges and groups: priced devices of one class and ratio
+/// with the same events (to a billionth of the step) form a group.
+void groupDevices(StepPicture &p) {
+  const StepEvents &se = p.step.events;
+  std::map<unsigned, unsigned> indexOf;
+  for (auto [i, dev] : llvm::enumerate(se.devices))
+    indexOf[dev.device] = i;
+  p.eventRanges.assign(se.devices.size(), {0, 0});
+  for (size_t e = 0; e < se.events.size();) {
+    size_t end = e;
+    while (end < se.events.size() &&
+           se.events[end].device == se.events[e].device)
+      ++end;
+    p.eventRanges[indexOf[se.events[e].device]] = {e, end};
+    e = end;
+  }
+  double span = std::max(se.endSeconds, 1e-30);
+  auto at = [&](double seconds) { return std::llround(seconds / span * 1e9); };
+  std::map<std::vector<int64_t>, size_t> groups;
+  for (auto [i, dev] : llvm::enumerate(se.devices)) {
+    std::vector<int64_t> key{int64_t(dev.meshClass),
+                             std::llround(p.ratios[i] * 1e9)};
+    for (const StepEvent &e : eventsOf(p, i))
+      key.insert(key.end(), {int64_t(e.kind), int64_t(e.overlapped),
+                             at(e.startSeconds), at(e.durationSeconds)});
+    auto [it, fresh] = groups.try_emplace(key, p.groups.size());
+    if (fresh)
+      p.groups.push_back({unsigned(i), {}});
+    llvm::append_range(p.groups[it->second].devices, dev.orbit);
+  }
+  for (LaneGroup &g : p.groups)
+    llvm::sort(g.devices);
+  llvm::sort(p.groups, [](const LaneGroup &a, const LaneGroup &b) {
+    return a.devices.front() < b.devices.front();
+  });
+}
+
 } // namespace
 
 llvm::Expected<StepPicture> weft::pictureOf(mlir::ModuleOp plan,
@@ -73,7 +111,15 @@ llvm::Expected<StepPicture> weft::pictureOf(mlir::ModuleOp plan,
       ratio = segment.getRatios()[dev.meshClass];
     out.ratios.push_back(ratio);
   }
+  groupDevices(out);
   return out;
+}
+
+llvm::ArrayRef<StepEvent> weft::eventsOf(const StepPicture &picture,
+                                         unsigned index) {
+  auto [first, last] = picture.eventRanges[index];
+  return llvm::ArrayRef<StepEvent>(picture.step.events.events)
+      .slice(first, last - first);
 }
 
 std::string weft::deviceLabel(const StepPicture &picture, unsigned index) {

@@ -83,26 +83,24 @@ struct Lane {
   unsigned index = 0, count = 1, device = 0;
 };
 
-double computeSeconds(llvm::ArrayRef<const StepEvent *> events) {
+double computeSeconds(llvm::ArrayRef<StepEvent> events) {
   double sum = 0;
-  for (const StepEvent *e : events)
-    if (e->kind == EventKind::Forward || e->kind == EventKind::Backward ||
-        e->kind == EventKind::Update)
-      sum += e->durationSeconds;
+  for (const StepEvent &e : events)
+    if (e.kind == EventKind::Forward || e.kind == EventKind::Backward ||
+        e.kind == EventKind::Update)
+      sum += e.durationSeconds;
   return sum;
 }
 
 /// Up to kLanePerDevice devices: one lane each. Beyond: one lane per group
-/// of priced devices of one class, ratio and events, plus the device with
-/// the most compute.
-std::vector<Lane>
-lanesOf(const StepPicture &p,
-        const std::vector<std::vector<const StepEvent *>> &events) {
+/// of alike devices (StepPicture::groups), plus the device with the most
+/// compute.
+std::vector<Lane> lanesOf(const StepPicture &p) {
   const std::vector<EventDevice> &devices = p.step.events.devices;
   std::vector<Lane> lanes;
   unsigned total = 0;
-  for (const EventDevice &dev : devices)
-    total += dev.orbit.size();
+  for (const LaneGroup &g : p.groups)
+    total += g.devices.size();
   if (total <= kLanePerDevice) {
     for (auto [i, dev] : llvm::enumerate(devices))
       for (unsigned d : dev.orbit)
@@ -114,34 +112,18 @@ lanesOf(const StepPicture &p,
     });
     return lanes;
   }
-  double span = std::max(p.step.events.endSeconds, 1e-30);
-  std::map<std::vector<int64_t>, size_t> groups;
-  for (auto [i, dev] : llvm::enumerate(devices)) {
-    std::vector<int64_t> key{int64_t(dev.meshClass),
-                             std::llround(p.ratios[i] * 1e9)};
-    for (const StepEvent *e : events[i]) {
-      key.push_back(int64_t(e->kind));
-      key.push_back(std::llround(e->startSeconds / span * 1e9));
-      key.push_back(std::llround(e->durationSeconds / span * 1e9));
-    }
-    auto [it, fresh] = groups.try_emplace(key, lanes.size());
-    if (fresh) {
-      lanes.push_back({"", unsigned(i), 0, dev.orbit.front()});
-    }
-    Lane &lane = lanes[it->second];
-    lane.count += dev.orbit.size();
-    lane.device = std::min(lane.device, dev.orbit.front());
+  for (const LaneGroup &g : p.groups) {
+    unsigned count = g.devices.size();
+    std::string label = deviceLabel(p, g.shown);
+    if (count == 1)
+      label = llvm::formatv("device {0}: {1}", g.devices[0], label).str();
+    else
+      label = llvm::formatv("{0} × {1}", count, label).str();
+    lanes.push_back({label, g.shown, count, g.devices[0]});
   }
-  for (Lane &lane : lanes)
-    lane.label = lane.count == 1 ? llvm::formatv("device {0}: {1}", lane.device,
-                                                 deviceLabel(p, lane.index))
-                                       .str()
-                                 : llvm::formatv("{0} × {1}", lane.count,
-                                                 deviceLabel(p, lane.index))
-                                       .str();
   unsigned slowest = 0;
   for (unsigned i = 1; i < devices.size(); ++i)
-    if (computeSeconds(events[i]) > computeSeconds(events[slowest]))
+    if (computeSeconds(eventsOf(p, i)) > computeSeconds(eventsOf(p, slowest)))
       slowest = i;
   lanes.push_back(
       {llvm::formatv("slowest: device {0}, {1}", devices[slowest].device,
@@ -149,6 +131,103 @@ lanesOf(const StepPicture &p,
            .str(),
        slowest, 1, devices[slowest].device});
   return lanes;
+}
+
+/// Events that follow each other with no visible gap, drawn as one
+/// rectangle: events of one kind when one of them is narrower than a pixel,
+/// events of several kinds while they fill at most a pixel (coloured by the
+/// kind that takes the most of it). A lane of a large plan draws at most a
+/// few rectangles per pixel, not one per op.
+struct Run {
+  const StepEvent *first = nullptr, *last = nullptr;
+  unsigned count = 0;
+  /// Seconds per EventKind.
+  double seconds[std::size(kKinds)] = {};
+
+  double total() const {
+    double sum = 0;
+    for (double s : seconds)
+      sum += s;
+    return sum;
+  }
+  /// The kind taking the most time, and whether it is the only one.
+  std::pair<unsigned, bool> kind() const {
+    unsigned best = 0, kinds = 0;
+    for (unsigned k = 0; k < std::size(kKinds); ++k) {
+      kinds += seconds[k] > 0;
+      if (seconds[k] > seconds[best])
+        best = k;
+    }
+    return {best, kinds <= 1};
+  }
+  void add(const StepEvent &e) {
+    if (!first)
+      first = &e;
+    last = &e;
+    ++count;
+    seconds[int(e.kind)] += e.durationSeconds;
+  }
+};
+
+void drawRun(llvm::raw_ostream &os, const Run &run, double laneY, double span) {
+  const StepEvent &e = *run.first;
+  double x0 = kPlotX + e.startSeconds / span * kPlotW;
+  double x1 = kPlotX + run.last->endSeconds() / span * kPlotW;
+  double top = e.overlapped ? laneY + kLaneH * 2 / 3 : laneY;
+  double h = e.overlapped ? kLaneH / 3 : kLaneH;
+  auto [kind, alone] = run.kind();
+  const Colour &c = kKinds[kind];
+  std::string what;
+  if (run.count == 1) {
+    what = llvm::formatv("{0}: {1}", e.label, c.name).str();
+  } else {
+    std::string kinds;
+    if (!alone)
+      for (unsigned k = 0; k < std::size(kKinds); ++k)
+        if (run.seconds[k] > 0)
+          kinds += llvm::formatv("{0}{1} {2:F3} ms", kinds.empty() ? "" : ", ",
+                                 kKinds[k].name, run.seconds[k] * 1e3);
+    what = llvm::formatv("{0} {1} events{2}, {3} … {4}", run.count,
+                         alone ? c.name : "", alone ? "" : " (" + kinds + ")",
+                         e.label, run.last->label)
+               .str();
+  }
+  os << llvm::formatv("<rect x=\"{0}\" y=\"{1}\" width=\"{2:F3}\" "
+                      "height=\"{3}\" fill=\"{4}\"><title>{5}, {6:F3} ms "
+                      "from {7:F3} ms</title></rect>\n",
+                      num(x0), num(top), x1 - x0, num(h), c.fill, escape(what),
+                      run.total() * 1e3, e.startSeconds * 1e3);
+}
+
+/// Draws the events of one lane, merging runs (Run).
+void drawEvents(llvm::raw_ostream &os, llvm::ArrayRef<StepEvent> events,
+                double laneY, double span) {
+  double pixel = span / kPlotW;
+  for (bool overlapped : {false, true}) {
+    Run run;
+    for (const StepEvent &e : events) {
+      if (e.overlapped != overlapped)
+        continue;
+      if (run.first && e.startSeconds - run.last->endSeconds() < pixel / 2) {
+        auto [kind, alone] = run.kind();
+        bool narrow = e.durationSeconds < pixel ||
+                      run.last->endSeconds() - run.first->startSeconds < pixel;
+        bool sameKind = alone && kind == unsigned(e.kind);
+        if ((sameKind && narrow) ||
+            (e.durationSeconds < pixel &&
+             e.endSeconds() - run.first->startSeconds <= pixel)) {
+          run.add(e);
+          continue;
+        }
+      }
+      if (run.first)
+        drawRun(os, run, laneY, span);
+      run = Run();
+      run.add(e);
+    }
+    if (run.first)
+      drawRun(os, run, laneY, span);
+  }
 }
 
 void legend(llvm::raw_ostream &os, double y, llvm::ArrayRef<Colour> colours) {
@@ -168,13 +247,7 @@ void legend(llvm::raw_ostream &os, double y, llvm::ArrayRef<Colour> colours) {
 void weft::writeTimelineSVG(const StepPicture &p, llvm::raw_ostream &os) {
   const PlanEstimate &estimate = p.step.estimate;
   const StepEvents &se = p.step.events;
-  std::vector<std::vector<const StepEvent *>> events(se.devices.size());
-  std::map<unsigned, unsigned> indexOf;
-  for (auto [i, dev] : llvm::enumerate(se.devices))
-    indexOf[dev.device] = i;
-  for (const StepEvent &e : se.events)
-    events[indexOf[e.device]].push_back(&e);
-  std::vector<Lane> lanes = lanesOf(p, events);
+  std::vector<Lane> lanes = lanesOf(p);
 
   double span = std::max(estimate.stepSeconds, se.endSeconds);
   if (span <= 0)
@@ -246,19 +319,7 @@ void weft::writeTimelineSVG(const StepPicture &p, llvm::raw_ostream &os) {
                         kIdle.fill);
     // Crisp edges: no anti-aliased seams between adjacent events.
     os << "<g shape-rendering=\"crispEdges\">\n";
-    for (const StepEvent *e : events[lane.index]) {
-      double top = e->overlapped ? y + kLaneH * 2 / 3 : y;
-      double h = e->overlapped ? kLaneH / 3 : kLaneH;
-      os << llvm::formatv(
-          "<rect x=\"{0}\" y=\"{1}\" width=\"{2}\" height=\"{3}\" "
-          "fill=\"{4}\"><title>{5}: {6}, {7:F3} ms from {8:F3} ms"
-          "</title></rect>\n",
-          num(x(e->startSeconds)), num(top),
-          llvm::formatv("{0:F3}", e->durationSeconds / span * kPlotW).str(),
-          num(h), kKinds[int(e->kind)].fill, escape(e->label),
-          kKinds[int(e->kind)].name, e->durationSeconds * 1e3,
-          e->startSeconds * 1e3);
-    }
+    drawEvents(os, eventsOf(p, lane.index), y, span);
     os << "</g>\n";
   }
   double endX = x(estimate.stepSeconds);

@@ -1,33 +1,24 @@
 //===- Trace.cpp - The estimated step as a Chrome trace -------------------===//
 //
-// Chrome's trace-event format, JSON object form: complete events ("X",
-// µs) with pid = cluster node and tid = mesh device, metadata events ("M")
-// naming processes and threads. Overlapped gradient syncs sit on a thread
-// of their own per device (tid = devices + device): Chrome's viewer nests
-// the events of one thread and would misdraw two that overlap. One thread
-// per priced device; its name says how many devices it stands for.
-// docs/Emit.md, "Pictures".
+// Chrome's trace-event format, JSON object form, streamed with
+// llvm::json::OStream one event per line: complete events ("X", µs) with
+// pid = cluster node and tid = mesh device, metadata events ("M") naming
+// processes and threads. One thread per group of alike devices
+// (StepPicture::groups), on the node and device of its lowest device;
+// overlapped gradient syncs sit on a thread of their own per group (tid =
+// devices + device): Chrome's viewer nests the events of one thread and
+// would misdraw two that overlap. docs/Emit.md, "Pictures".
 //
 //===----------------------------------------------------------------------===//
 
 #include "weft/Emit/Trace.h"
 #include "llvm/Support/FormatVariadic.h"
-#include <map>
+#include <cmath>
 #include <set>
 
 using namespace weft;
-using llvm::json::Array;
-using llvm::json::Object;
 
 namespace {
-
-Object metadata(llvm::StringRef what, unsigned pid, unsigned tid, Object args) {
-  return Object{{"name", what},
-                {"ph", "M"},
-                {"pid", pid},
-                {"tid", tid},
-                {"args", std::move(args)}};
-}
 
 /// "0-7" or "0, 2, 5" (at most 8 listed).
 std::string deviceList(llvm::ArrayRef<unsigned> devices) {
@@ -42,98 +33,124 @@ std::string deviceList(llvm::ArrayRef<unsigned> devices) {
   return devices.size() > 8 ? out + ", ..." : out;
 }
 
+/// Writes one event per line into the traceEvents array.
+class EventWriter {
+public:
+  explicit EventWriter(llvm::raw_ostream &os) : os(os) {}
+
+  void metadata(llvm::StringRef what, unsigned pid, unsigned tid,
+                llvm::StringRef key, llvm::json::Value value) {
+    line([&](llvm::json::OStream &j) {
+      j.attribute("name", what);
+      j.attribute("ph", "M");
+      j.attribute("pid", pid);
+      j.attribute("tid", tid);
+      j.attributeObject("args", [&] { j.attribute(key, std::move(value)); });
+    });
+  }
+
+  void complete(const StepEvent &e, unsigned pid, unsigned tid) {
+    line([&](llvm::json::OStream &j) {
+      j.attribute("name", e.label);
+      j.attribute("cat", eventKindName(e.kind));
+      j.attribute("ph", "X");
+      // Microseconds to the nanosecond; the end is rounded as the next
+      // start is, so events that touch do not overlap.
+      double start = std::round(e.startSeconds * 1e9) / 1e3;
+      double end = std::round(e.endSeconds() * 1e9) / 1e3;
+      number(j, "ts", start);
+      number(j, "dur", end - start);
+      j.attribute("pid", pid);
+      j.attribute("tid", tid);
+      j.attributeObject("args", [&] {
+        j.attribute("estimate", true);
+        if (e.microBatch >= 0)
+          j.attribute("micro_batch", e.microBatch);
+      });
+    });
+  }
+
+private:
+  void line(llvm::function_ref<void(llvm::json::OStream &)> body) {
+    os << (first ? "  " : ",\n  ");
+    first = false;
+    llvm::json::OStream j(os);
+    j.object([&] { body(j); });
+  }
+  static void number(llvm::json::OStream &j, llvm::StringRef key, double v) {
+    j.attributeBegin(key);
+    j.rawValue(llvm::formatv("{0:F3}", v).str());
+    j.attributeEnd();
+  }
+
+  llvm::raw_ostream &os;
+  bool first = true;
+};
+
 } // namespace
 
-llvm::json::Value weft::traceJSON(const StepPicture &p) {
+void weft::writeTraceJSON(const StepPicture &p, llvm::raw_ostream &os) {
   const StepEvents &se = p.step.events;
   const PlanEstimate &estimate = p.step.estimate;
   unsigned numDevices = 0;
-  for (const EventDevice &dev : se.devices)
-    numDevices += dev.orbit.size();
-  Array events;
-  std::map<unsigned, const EventDevice *> byDevice;
-  std::set<unsigned> nodes, withChannel;
-  for (const StepEvent &e : se.events)
-    if (e.overlapped)
-      withChannel.insert(e.device);
-  for (auto [i, dev] : llvm::enumerate(se.devices)) {
-    byDevice[dev.device] = &dev;
-    if (nodes.insert(dev.node).second) {
-      std::string name = dev.node < p.nodeNames.size()
-                             ? p.nodeNames[dev.node]
-                             : std::to_string(dev.node);
-      events.push_back(
-          metadata("process_name", dev.node, 0,
-                   Object{{"name", llvm::formatv("node {0}: {1} ({2})",
-                                                 dev.node, name, dev.type)
-                                       .str()}}));
-      events.push_back(metadata("process_sort_index", dev.node, 0,
-                                Object{{"sort_index", dev.node}}));
+  for (const LaneGroup &g : p.groups)
+    numDevices += g.devices.size();
+  os << "{\"traceEvents\": [\n";
+  EventWriter out(os);
+  std::set<unsigned> nodes;
+  for (const LaneGroup &g : p.groups) {
+    const EventDevice &shown = se.devices[g.shown];
+    // The group's lowest device: its node and its id name the thread.
+    const EventDevice *lowest = &shown;
+    for (const EventDevice &dev : se.devices)
+      if (dev.orbit.front() == g.devices.front())
+        lowest = &dev;
+    unsigned pid = lowest->node, tid = g.devices.front();
+    if (nodes.insert(pid).second) {
+      std::string node =
+          pid < p.nodeNames.size() ? p.nodeNames[pid] : std::to_string(pid);
+      out.metadata(
+          "process_name", pid, 0, "name",
+          llvm::formatv("node {0}: {1} ({2})", pid, node, lowest->type).str());
+      out.metadata("process_sort_index", pid, 0, "sort_index", pid);
     }
     std::string stands =
-        dev.orbit.size() == 1
+        g.devices.size() == 1
             ? ""
-            : llvm::formatv(" (for {0} devices: {1})", dev.orbit.size(),
-                            deviceList(dev.orbit))
+            : llvm::formatv(" (for {0} devices: {1})", g.devices.size(),
+                            deviceList(g.devices))
                   .str();
-    std::string name = llvm::formatv("device {0}: {1}{2}", dev.device,
-                                     deviceLabel(p, i), stands);
-    events.push_back(
-        metadata("thread_name", dev.node, dev.device, Object{{"name", name}}));
-    events.push_back(metadata("thread_sort_index", dev.node, dev.device,
-                              Object{{"sort_index", 2 * dev.device}}));
-    if (!withChannel.count(dev.device))
-      continue;
-    unsigned channel = numDevices + dev.device;
-    events.push_back(metadata(
-        "thread_name", dev.node, channel,
-        Object{{"name", llvm::formatv("device {0}: gradient sync (overlapped)",
-                                      dev.device)
-                            .str()}}));
-    events.push_back(metadata("thread_sort_index", dev.node, channel,
-                              Object{{"sort_index", 2 * dev.device + 1}}));
+    out.metadata("thread_name", pid, tid, "name",
+                 llvm::formatv("device {0}: {1}{2}", tid,
+                               deviceLabel(p, g.shown), stands)
+                     .str());
+    out.metadata("thread_sort_index", pid, tid, "sort_index", 2 * tid);
+    llvm::ArrayRef<StepEvent> events = eventsOf(p, g.shown);
+    unsigned channel = numDevices + tid;
+    if (llvm::any_of(events, [](const StepEvent &e) { return e.overlapped; })) {
+      out.metadata(
+          "thread_name", pid, channel, "name",
+          llvm::formatv("device {0}: gradient sync (overlapped)", tid).str());
+      out.metadata("thread_sort_index", pid, channel, "sort_index",
+                   2 * tid + 1);
+    }
+    for (const StepEvent &e : events)
+      out.complete(e, pid, e.overlapped ? channel : tid);
   }
-  for (const StepEvent &e : se.events) {
-    const EventDevice &dev = *byDevice[e.device];
-    Object args{{"estimate", true}, {"devices", dev.orbit.size()}};
-    if (e.microBatch >= 0)
-      args["micro_batch"] = e.microBatch;
-    events.push_back(
-        Object{{"name", e.label},
-               {"cat", eventKindName(e.kind)},
-               {"ph", "X"},
-               {"ts", e.startSeconds * 1e6},
-               {"dur", e.durationSeconds * 1e6},
-               {"pid", dev.node},
-               {"tid", e.overlapped ? numDevices + e.device : e.device},
-               {"args", std::move(args)}});
-  }
-  Object other{{"format", "weft-estimated-trace"},
-               {"version", 1},
-               {"title", p.title},
-               {"cluster", p.cluster},
-               {"dtype", p.dtype},
-               {"estimate", true},
-               {"step_time_s", estimate.stepSeconds},
-               {"compute_s", estimate.computeSeconds},
-               {"optimizer_s", estimate.optimizerSeconds},
-               {"comm_share", estimate.commShare},
-               {"micro_batches", estimate.microBatches},
-               {"devices", numDevices},
-               {"peak_memory_bytes", estimate.peakMemoryBytes},
-               {"fits", estimate.fits}};
-  return Object{{"traceEvents", std::move(events)},
-                {"displayTimeUnit", "ms"},
-                {"otherData", std::move(other)}};
-}
-
-void weft::writeTraceJSON(const StepPicture &picture, llvm::raw_ostream &os) {
-  llvm::json::Value trace = traceJSON(picture);
-  Object &root = *trace.getAsObject();
-  os << "{\"traceEvents\": [\n";
-  const Array &events = *root.getArray("traceEvents");
-  for (size_t i = 0; i < events.size(); ++i)
-    os << "  " << events[i] << (i + 1 < events.size() ? ",\n" : "\n");
-  os << "],\n\"displayTimeUnit\": \"ms\",\n\"otherData\": "
-     << llvm::formatv("{0:2}", *root.get("otherData")) << "\n}\n";
+  llvm::json::Object other{{"format", "weft-estimated-trace"},
+                           {"version", 1},
+                           {"title", p.title},
+                           {"cluster", p.cluster},
+                           {"dtype", p.dtype},
+                           {"estimate", true},
+                           {"step_time_s", estimate.stepSeconds},
+                           {"compute_s", estimate.computeSeconds},
+                           {"optimizer_s", estimate.optimizerSeconds},
+                           {"comm_share", estimate.commShare},
+                           {"micro_batches", estimate.microBatches},
+                           {"devices", numDevices},
+                           {"peak_memory_bytes", estimate.peakMemoryBytes},
+                           {"fits", estimate.fits}};
+  os << "\n],\n\"displayTimeUnit\": \"ms\",\n\"otherData\": "
+     << llvm::formatv("{0:2}", llvm::json::Value(std::move(other))) << "\n}\n";
 }

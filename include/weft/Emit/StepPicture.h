@@ -15,8 +15,21 @@
 
 namespace weft {
 
+/// Priced devices no picture tells apart: one class, one ratio, the same
+/// events. They share a lane of the timeline and a thread of the trace.
+struct LaneGroup {
+  /// The priced device shown (index into step.events.devices).
+  unsigned shown = 0;
+  /// Every mesh device of the group, ascending.
+  std::vector<unsigned> devices;
+};
+
 struct StepPicture {
   EstimatedStep step;
+  /// Per priced device, its events: [first, second) of step.events.events.
+  std::vector<std::pair<size_t, size_t>> eventRanges;
+  /// Ordered by their lowest device.
+  std::vector<LaneGroup> groups;
   /// Per priced device (parallel to step.events.devices): its share of the
   /// plan's main segment (the one splitting the most values), its integer
   /// size over the extent where the segment has sizes; -1 without
@@ -43,6 +56,9 @@ llvm::Expected<StepPicture> pictureOf(mlir::ModuleOp plan,
 /// "V100, ratio 0.191" for priced device `index` of `picture` ("V100"
 /// without a ratio).
 std::string deviceLabel(const StepPicture &picture, unsigned index);
+
+/// The events of priced device `index`, in start order.
+llvm::ArrayRef<StepEvent> eventsOf(const StepPicture &picture, unsigned index);
 
 /// Writes `dir`/timeline.svg (Timeline.h) and `dir`/trace.json (Trace.h)
 /// of `plan`, each atomically.

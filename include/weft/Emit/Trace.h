@@ -12,15 +12,12 @@
 #define WEFT_EMIT_TRACE_H
 
 #include "weft/Emit/StepPicture.h"
-#include "llvm/Support/JSON.h"
 #include "llvm/Support/raw_ostream.h"
 
 namespace weft {
 
-/// {"traceEvents": [...], "displayTimeUnit": "ms", "otherData": {...}}.
-llvm::json::Value traceJSON(const StepPicture &picture);
-
-/// traceJSON, one event per line.
+/// Writes {"traceEvents": [...], "displayTimeUnit": "ms", "otherData":
+/// {...}}, one event per line.
 void writeTraceJSON(const StepPicture &picture, llvm::raw_ostream &os);
 
 } // namespace weft

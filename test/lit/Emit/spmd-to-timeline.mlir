@@ -20,12 +20,17 @@
 // CHECK: >time (ms)</text>
 // CHECK: >device 0: V100, ratio 0.300</text>
 // CHECK-NEXT: <rect class="lane" x="290.00" y="100.00" width="870.00" height="24.00" fill="#e4e4e4"/>
-// CHECK: fill="#4e79a7"><title>fc1 matmul.split-lhs-rows, matmul.split-lhs-rows: forward,
-// CHECK: fill="#e15759"><title>all_reduce axis 1: loss.node: collective,
-// CHECK: fill="#f28e2b"><title>fc1 matmul.split-lhs-rows, matmul.split-lhs-rows: backward,
-// CHECK: fill="#76b7b2"><title>gradient sync: gradient sync,
-// CHECK: fill="#59a14f"><title>optimizer update: optimizer update,
-// CHECK: fill="#e15759"><title>all_gather after the update: collective,
+// Events narrower than a pixel merge with their neighbours of one kind;
+// wider ones (the collectives) stay one rectangle each.
+// CHECK: fill="#4e79a7"><title>4 forward events, fc1 matmul.split-lhs-rows, matmul.split-lhs-rows … loss cross_entropy.split-batch, cross_entropy.split-batch, {{[0-9.]+}} ms from 0.000 ms</title>
+// CHECK-NEXT: fill="#e15759"><title>all_reduce axis 1: loss.node: collective,
+// CHECK-NEXT: fill="#e15759"><title>all_reduce axis 0: loss.all: collective,
+// CHECK-NEXT: fill="#e15759"><title>all_reduce axis 0 (dual of all_reduce): loss.all: collective,
+// CHECK-NEXT: fill="#e15759"><title>all_reduce axis 1 (dual of all_reduce): loss.node: collective,
+// CHECK-NEXT: fill="#f28e2b"><title>4 backward events, loss cross_entropy.split-batch, cross_entropy.split-batch … fc1 matmul.split-lhs-rows, matmul.split-lhs-rows,
+// CHECK-NEXT: fill="#59a14f"><title>optimizer update: optimizer update,
+// CHECK-NEXT: fill="#e15759"><title>all_gather after the update: collective,
+// CHECK-NEXT: y="116.00" width="{{[0-9.]+}}" height="8.00" fill="#76b7b2"><title>gradient sync: gradient sync,
 // CHECK: >device 1: V100, ratio 0.300</text>
 // CHECK: >device 2: P100, ratio 0.200</text>
 // CHECK: >device 3: P100, ratio 0.200</text>
@@ -51,7 +56,7 @@
 // RUN: weft-translate --spmd-to-timeline %t.names.mlir --cluster %S/Inputs/two-class.yaml -o %t.names.svg
 // RUN: %syspython -c "import sys, xml.etree.ElementTree as E; E.parse(sys.argv[1])" %t.names.svg
 // RUN: FileCheck %s --check-prefix=ESCAPE < %t.names.svg
-// ESCAPE: <title>fc1 &lt;&amp;&gt; matmul.split-lhs-rows: forward,
+// ESCAPE: <title>5 forward events, fc1 &lt;&amp;&gt; matmul.split-lhs-rows … loss
 //
 // bf16 is priced as bf16.
 // RUN: weft-translate --spmd-to-timeline %S/Inputs/two-class-plan.mlir --cluster %S/Inputs/two-class.yaml --dtype bf16 | FileCheck %s --check-prefix=BF16

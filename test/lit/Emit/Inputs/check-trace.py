@@ -5,7 +5,7 @@ displayTimeUnit "ms" and otherData; complete events ("X") with name, cat
 (an event kind), ts and dur in microseconds (>= 0), integer pid and tid,
 args marking an estimate; metadata events ("M") naming every process and
 thread that has events; no two events of one thread overlapping; no event
-past the estimated step.
+past the estimated step (times are written to the nanosecond).
 
 Usage: check-trace.py TRACE.json [KIND,KIND,...]
 KINDs that must occur among the complete events. Prints a summary line and
@@ -85,7 +85,7 @@ def main():
                     fail("%s: %s must be a number >= 0" % (where, key))
             if e["args"].get("estimate") is not True:
                 fail(where + ": args.estimate is not true")
-            if e["ts"] + e["dur"] > step_us * (1 + 1e-9) + 1e-6:
+            if e["ts"] + e["dur"] > step_us * (1 + 1e-9) + 1e-3:
                 fail("%s ends at %g us, after the step (%g us)"
                      % (where, e["ts"] + e["dur"], step_us))
             complete.append(e)
