@@ -118,7 +118,7 @@ def min(lhs, rhs):  # noqa: A001 - the op's name
     return _MinMax.apply(lhs, rhs, False)
 
 
-# --- unary ops ----------------------------------------------------------------------------------
+# --- unary ops --------------------------------------------------------------------------------
 
 def _unary(fn):
     """An elementwise op on floats; an integer input is returned unchanged."""
@@ -188,7 +188,7 @@ def clip(input, min=None, max=None):  # noqa: A002 - the op's attribute names
     return torch.trunc(v).to(input.dtype)
 
 
-# --- comparison and selection ---------------------------------------------------------------
+# --- comparison and selection -----------------------------------------------------------------
 
 _PREDICATES = {"eq": torch.eq, "ne": torch.ne, "lt": torch.lt, "le": torch.le,
                "gt": torch.gt, "ge": torch.ge}

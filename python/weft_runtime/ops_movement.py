@@ -104,7 +104,7 @@ def gather_elements(data, indices, axis):
     return torch.gather(data, axis, _normalised(indices, data.shape[axis]))
 
 
-# --- scatters ----------------------------------------------------------------------------------
+# --- scatters ---------------------------------------------------------------------------------
 
 def _local_position(v, extent, global_extent, offset):
     """lib/Exec/Scatter.cpp's localIndex: global index v (negative from the

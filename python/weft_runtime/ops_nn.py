@@ -28,7 +28,7 @@ def matmul(lhs, rhs):
     return torch.matmul(lhs, rhs)
 
 
-# --- convolutions --------------------------------------------------------------------------------
+# --- convolutions -----------------------------------------------------------------------------
 
 def _conv2d_group(input, weight, group):  # noqa: A002
     """conv2d.split-groups: the shard's group count is its input channels
@@ -90,7 +90,7 @@ def conv_transpose2d(input, weight, bias=None, *, strides, pads, dilations,  # n
     return y
 
 
-# --- pools -------------------------------------------------------------------------------------
+# --- pools ------------------------------------------------------------------------------------
 
 def _window(input, kernel, strides, pads, dilations):  # noqa: A002
     spatial = input.dim() - 2
@@ -149,7 +149,7 @@ def global_avg_pool(input):  # noqa: A002
     return input.mean(dim=tuple(range(2, input.dim())), keepdim=True)
 
 
-# --- softmax and normalisation -----------------------------------------------------------------
+# --- softmax and normalisation ----------------------------------------------------------------
 
 def softmax(input, axis):  # noqa: A002
     return torch.softmax(input, axis)
@@ -183,7 +183,7 @@ def batch_norm(input, scale, bias, running_mean, running_var, epsilon,  # noqa: 
     return xhat * scale.reshape(view) + bias.reshape(view)
 
 
-# --- reductions ----------------------------------------------------------------------------------
+# --- reductions -------------------------------------------------------------------------------
 
 def _reduced_shape(x, axes, keepdims):
     return tuple(1 if d in axes else s for d, s in enumerate(x.shape)
@@ -222,7 +222,7 @@ def reduce_max(input, axes, keepdims):  # noqa: A002
     return torch.amax(input, dim=axes, keepdim=keepdims)
 
 
-# --- losses ------------------------------------------------------------------------------------------
+# --- losses -----------------------------------------------------------------------------------
 
 def _loss(x, labels, reduction, ignore_index, from_logits):
     """cross_entropy / nll_loss of N×C×d… against N×d… labels (class dim 1;
@@ -253,7 +253,7 @@ def nll_loss(input, labels, reduction="mean", ignore_index=None):  # noqa: A002
     return _loss(input, labels, reduction, ignore_index, False)
 
 
-# --- top-2 gating ------------------------------------------------------------------------------------
+# --- top-2 gating -----------------------------------------------------------------------------
 
 def _slots(choice, free, capacity):
     """Per token, the slot `choice` (G×S one-hot over E) takes: the next of

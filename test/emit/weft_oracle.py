@@ -15,7 +15,8 @@ printed norm minus C is g_i, sign included (7 significant digits of
 g_i + C).
 
 Attributes are Python values: int → i64, float → f64, bool, str, UNIT (a
-unit attribute), I64s/F64s (dense arrays).
+unit attribute), I64s/F64s (dense arrays). The test's values (float32
+numbers held as float64) and comparisons live here too.
 """
 
 import os
@@ -24,6 +25,9 @@ import subprocess
 
 import numpy as np
 import torch
+
+
+F64 = torch.float64
 
 
 class _Unit:
@@ -137,8 +141,8 @@ class Program:
         return names
 
     def constant(self, t):
-        return self.value("graph.constant", [], "{value = %s : %s}" % (dense_text(t), tensor_type(t)),
-                          [tensor_type(t)], [])[0]
+        attrs = "{value = %s : %s}" % (dense_text(t), tensor_type(t))
+        return self.value("graph.constant", [], attrs, [tensor_type(t)], [])[0]
 
     def text(self, returns):
         values = ", ".join(v for v, _ in returns)
@@ -240,3 +244,47 @@ class Oracle:
         axes = ", ".join(str(d) for d in range(rank))
         return prog.value("graph.reduce_sum", [v], "{axes = array<i64: %s>, keepdims = false}"
                           % axes, ["tensor<f32>"], [prog.types[v]])[0]
+
+
+# --- values and comparisons of the tests ------------------------------------------------------
+
+def rand(shape, seed, lo=-2.0, hi=2.0):
+    """Uniform float32 values in [lo, hi), held as float64."""
+    g = torch.Generator().manual_seed(seed)
+    return f32(lo + (hi - lo) * torch.rand(*shape, generator=g, dtype=F64))
+
+
+def randint(shape, lo, hi, seed):
+    g = torch.Generator().manual_seed(seed)
+    return torch.randint(lo, hi, tuple(shape), generator=g, dtype=torch.int64)
+
+
+def steps(shape, seed, step=0.5, span=4):
+    """Multiples of `step` in [−span, span): many exact ties and zeros."""
+    return randint(shape, int(-span / step), int(span / step), seed).to(F64) * step
+
+
+class Failure(Exception):
+    pass
+
+
+def close(got, want, what, rtol, atol):
+    got = torch.as_tensor(np.asarray(got)).to(F64) if not isinstance(got, torch.Tensor) \
+        else got.detach().to(F64)
+    want = want.detach().to(F64)
+    if tuple(got.shape) != tuple(want.shape):
+        raise Failure("%s: shape %s, expected %s" % (what, tuple(got.shape), tuple(want.shape)))
+    same = (got == want) | (torch.isnan(got) & torch.isnan(want))
+    bad = ~same & ~((got - want).abs() <= atol + rtol * want.abs())
+    if bool(bad.any()):
+        i = int(torch.nonzero(bad.reshape(-1))[0])
+        raise Failure("%s: %d element(s) differ, first at flat index %d: %.9g, expected %.9g"
+                      % (what, int(bad.sum()), i, float(got.reshape(-1)[i]),
+                         float(want.reshape(-1)[i])))
+
+
+def exact(got, want, what):
+    got = torch.as_tensor(np.asarray(got))
+    if tuple(got.shape) != tuple(want.shape) or not bool(torch.equal(
+            got.to(torch.int64), want.detach().to(torch.int64))):
+        raise Failure("%s: %s, expected %s" % (what, got.tolist(), want.tolist()))
