@@ -12,6 +12,8 @@ One program runs per rank (torchrun). Its modules, each with one purpose
 - optim: SGD and Adam stepping a flat shard
 - params: parameter strategies (replicated, zero1, zero2, zero3, buffer)
 - recipes: the local recipes that talk across an axis (lib/Exec's)
+- ops: every graph op as a local torch function (ops_elementwise,
+  ops_movement, ops_nn, ops_resize hold them)
 - keyed_random: the counter-based random numbers of dropout masks
 - recompute: activation recomputation (torch.utils.checkpoint)
 - step: one training step: micro-batches, loss seed, sync, optimizer
