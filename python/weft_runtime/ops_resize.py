@@ -9,6 +9,7 @@ applied along its dim, so autograd's backward is the transposed map, as
 lib/Exec's.
 """
 
+import functools
 import math
 
 import torch
@@ -84,7 +85,14 @@ def _coefficients(p, ratio, scale):
 
 
 def resize_matrix(extent, out, scale, params):
-    """The (out × extent) float64 map of one resampled dim."""
+    """The (out × extent) float64 map of one resampled dim (cached: every
+    step resamples with the same maps; do not modify the result)."""
+    return _resize_matrix(extent, out, scale, tuple(sorted(params.items())))
+
+
+@functools.lru_cache(maxsize=256)
+def _resize_matrix(extent, out, scale, items):
+    params = dict(items)
     m = torch.zeros(out, extent, dtype=torch.float64)
     for y in range(out):
         x = _source_coordinate(params["coordinate_transformation_mode"], float(y), extent,
