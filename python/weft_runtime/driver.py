@@ -13,7 +13,8 @@ rest, the same for every plan:
    normalisation scales, zeros otherwise), each rank keeping its shard;
 4. per step: the global batch (`--data DIR` .npy files, else seeded),
    sliced into micro-batches and sharded per input, `train_step`, and on
-   rank 0 the line `loss <step> <value>` (`--log FILE`: also as CSV);
+   rank 0 the line `loss <step> <value>` (`--log FILE`: also as CSV
+   `step,loss,seconds`, the wall time of the step's training on rank 0);
 5. `--save DIR`: the whole parameters after the last step, on rank 0;
    `--profile FILE`: a torch.profiler trace of the steps (Chrome format).
 """
@@ -23,6 +24,7 @@ import base64
 import math
 import os
 import sys
+import time
 
 import torch
 import torch.distributed as dist
@@ -209,7 +211,9 @@ def parse_args(argv, plan):
                     default=default_weights if os.path.isdir(default_weights) else None,
                     help="initial parameters as DIR/<name>.npy (default: weights/ beside the "
                          "program when it exists; others seeded)")
-    ap.add_argument("--log", metavar="FILE", help="also write step,loss as CSV (rank 0)")
+    ap.add_argument("--log", metavar="FILE",
+                    help="also write step,loss,seconds as CSV (rank 0; seconds: the step's "
+                         "wall time without loading data)")
     ap.add_argument("--save", metavar="DIR",
                     help="write the whole parameters after the last step as DIR/<name>.npy")
     ap.add_argument("--profile", metavar="FILE",
@@ -265,7 +269,7 @@ def train(plan, argv):
     seed = loss_seed(plan.mesh, plan.loss_dist)
     log = open(args.log, "w") if args.log and rt.rank == 0 else None
     if log:
-        log.write("step,loss\n")
+        log.write("step,loss,seconds\n")
     profiler = None
     if args.profile:
         profiler = torch.profiler.profile(activities=[torch.profiler.ProfilerActivity.CPU])
@@ -283,12 +287,14 @@ def train(plan, argv):
                 shards.append(rt.shard_of(t, spec.dist))
             return plan.forward(rt, view, *shards)
 
+        start = time.perf_counter()
         losses = train_step(forward, params, opt, m, seed)
         value = float(sum(loss_value(rt, v, plan.loss_dist) for v in losses) / m)
+        seconds = time.perf_counter() - start
         if rt.rank == 0:
             print("loss %d %.9g" % (step, value), flush=True)
             if log:
-                log.write("%d,%.9g\n" % (step, value))
+                log.write("%d,%.9g,%.6f\n" % (step, value, seconds))
                 log.flush()
     if profiler:
         profiler.__exit__(None, None, None)
