@@ -117,6 +117,8 @@ void registerDecomposeMathHandlers(HandlerTable &table);
 void registerDecomposeNNHandlers(HandlerTable &table);
 void registerDecomposeShapeHandlers(HandlerTable &table);
 void registerEinsumHandler(HandlerTable &table);
+/// Attention (opsets 23-25), LegalizeAttention.cpp.
+void registerAttentionHandler(HandlerTable &table);
 
 } // namespace weft::import
 

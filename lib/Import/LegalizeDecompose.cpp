@@ -215,4 +215,5 @@ void import::registerDecomposeHandlers(HandlerTable &table) {
   registerDecomposeNNHandlers(table);
   registerDecomposeShapeHandlers(table);
   registerEinsumHandler(table);
+  registerAttentionHandler(table);
 }

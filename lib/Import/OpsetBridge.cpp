@@ -6,6 +6,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "OpsetBridge.h"
+#include "AttentionTypes.h"
 #include "ConstTensor.h"
 #include "WindowShape.h"
 #include "onnx/defs/schema.h"
@@ -327,7 +328,7 @@ llvm::Error Bridge::rewrite(onnx::NodeProto &node) {
 
   if (onnx::OpSchemaRegistry::Schema(node.op_type(), int(kCheckerOpset), ""))
     return llvm::Error::success();
-  if (isShapePreservingNewOp(op)) {
+  if (isShapePreservingNewOp(op) || op == "Attention") {
     node.set_domain(kBridgeDomain);
     ++changed;
     return llvm::Error::success();
@@ -395,7 +396,8 @@ void Bridge::bridgeRejectedElementTypes() {
       continue;
     int32_t type = in->second;
     if (node.domain() == kBridgeDomain) {
-      if (isShapePreservingNewOp(node.op_type()))
+      if (isShapePreservingNewOp(node.op_type()) ||
+          node.op_type() == "Attention")
         types[node.output(0)] = type;
       continue;
     }
@@ -630,6 +632,16 @@ bool import::typeBridgedOutputs(onnx::ModelProto &model) {
   // Copies: adding value_info below may move the protos `types` points to.
   std::vector<std::pair<std::string, onnx::TypeProto>> additions;
   for (const auto &node : graph.node()) {
+    if (node.domain() == kBridgeDomain && node.op_type() == "Attention") {
+      auto typeOf = [&](llvm::StringRef name) -> const onnx::TypeProto * {
+        auto it = types.find(name);
+        return it == types.end() ? nullptr : it->second;
+      };
+      for (auto [i, type] : llvm::enumerate(attentionOutputTypes(node, typeOf)))
+        if (type && !node.output(i).empty() && !types.count(node.output(i)))
+          additions.emplace_back(node.output(i), std::move(*type));
+      continue;
+    }
     if (node.domain() != kBridgeDomain || node.input_size() == 0 ||
         node.output_size() == 0 || types.count(node.output(0)))
       continue;
