@@ -1,7 +1,8 @@
-//===- LegalizeComposite.cpp - Hardmax, LpNormalization, Shrink -----------===//
+//===- LegalizeComposite.cpp - Hardmax, LpNormalization, LRN, ... --------===//
 //
-// ONNX ops without a graph op of their own, built from existing graph ops
-// with the Composer of Decompose.h (docs/Import.md, "Decompositions").
+// ONNX ops without a graph op of their own (Hardmax, LpNormalization,
+// Shrink, LRN, MeanVarianceNormalization, SwiGLU), built from existing graph
+// ops with the Composer of Decompose.h (docs/Import.md, "Decompositions").
 //
 //===----------------------------------------------------------------------===//
 
@@ -108,9 +109,106 @@ llvm::Error shrink(NodeContext &ctx) {
                            c.add(*x, c.scalarLike(*x, bias)), above));
 }
 
+/// LRN over N×C×D1×...: the sum of squares over the channel window
+/// [c − ⌊(size−1)/2⌋, c + ⌈(size−1)/2⌉] (clipped to [0, C)) is x² with the
+/// channels moved last times a constant C×C band matrix of ones, moved
+/// back; y = x / (bias + alpha/size · sum)^beta.
+llvm::Error lrn(NodeContext &ctx) {
+  auto x = ctx.input(0);
+  if (!x)
+    return x.takeError();
+  if (!elementOf(*x).isa<mlir::FloatType>())
+    return ctx.unsupported("an integer input");
+  llvm::ArrayRef<int64_t> shape = shapeOf(*x);
+  int64_t rank = shape.size();
+  int64_t size = ctx.attrInt("size", 0);
+  if (rank < 3)
+    return ctx.unsupported("an input of rank below 3");
+  if (size <= 0)
+    return ctx.unsupported("size " + std::to_string(size) +
+                           " (must be positive)");
+  Composer c(ctx);
+  int64_t channels = shape[1];
+  int64_t below = (size - 1) / 2, above = size - 1 - below;
+  // band[i][c] = 1 when channel i is in channel c's window.
+  std::vector<double> band(channels * channels, 0.0);
+  for (int64_t i = 0; i < channels; ++i)
+    for (int64_t ch = 0; ch < channels; ++ch)
+      if (i >= ch - below && i <= ch + above)
+        band[i * channels + ch] = 1.0;
+  llvm::SmallVector<int64_t> last, back;
+  last.push_back(0);
+  for (int64_t d = 2; d < rank; ++d)
+    last.push_back(d);
+  last.push_back(1);
+  back.assign(rank, 0);
+  for (int64_t d = 0; d < rank; ++d)
+    back[last[d]] = d;
+  mlir::Value squares = c.transpose(c.mul(*x, *x), last);
+  mlir::Value sums = c.transpose(
+      c.matmul(squares, c.constant({channels, channels}, elementOf(*x), band)),
+      back);
+  double alpha = ctx.attrFloat("alpha", 1e-4),
+         beta = ctx.attrFloat("beta", 0.75);
+  mlir::Value base = c.add(c.mul(sums, c.scalarLike(*x, alpha / double(size))),
+                           c.scalarLike(*x, ctx.attrFloat("bias", 1.0)));
+  mlir::Value denom = c.binary<g::PowOp>(base, c.scalarLike(*x, beta));
+  return c.finish(c.div(*x, denom));
+}
+
+/// MeanVarianceNormalization: (x − E[x]) / (√(E[x²] − E[x]²) + 1e-9) over
+/// `axes` (default 0, 2, 3), ONNX's function body.
+llvm::Error meanVarianceNormalization(NodeContext &ctx) {
+  auto x = ctx.input(0);
+  if (!x)
+    return x.takeError();
+  if (!elementOf(*x).isa<mlir::FloatType>())
+    return ctx.unsupported("an integer input");
+  int64_t rank = shapeOf(*x).size();
+  std::vector<int64_t> given = ctx.hasAttr("axes")
+                                   ? ctx.attrInts("axes")
+                                   : std::vector<int64_t>{0, 2, 3};
+  llvm::SmallVector<int64_t> axes;
+  for (int64_t a : given) {
+    auto axis = normalizeAxis(ctx, a, rank, "axis");
+    if (!axis)
+      return axis.takeError();
+    if (!llvm::is_contained(axes, *axis))
+      axes.push_back(*axis);
+  }
+  llvm::sort(axes);
+  Composer c(ctx);
+  mlir::Value mean = c.reduce<g::ReduceMeanOp>(*x, axes, /*keepdims=*/true);
+  mlir::Value meanOfSquares =
+      c.reduce<g::ReduceMeanOp>(c.mul(*x, *x), axes, /*keepdims=*/true);
+  mlir::Value variance = c.sub(meanOfSquares, c.mul(mean, mean));
+  mlir::Value deviation =
+      c.add(c.unary<g::SqrtOp>(variance), c.scalarLike(*x, 1e-9));
+  return c.finish(c.div(c.sub(*x, mean), deviation));
+}
+
+/// SwiGLU (opset 28): a · sigmoid(alpha · a) · b for gate a and value b of
+/// one shape.
+llvm::Error swiGlu(NodeContext &ctx) {
+  auto a = ctx.input(0), b = ctx.input(1);
+  if (!a)
+    return a.takeError();
+  if (!b)
+    return b.takeError();
+  if (!elementOf(*a).isa<mlir::FloatType>() || a->getType() != b->getType())
+    return ctx.unsupported("gate and value of different types or shapes");
+  Composer c(ctx);
+  double alpha = ctx.attrFloat("alpha", 1.0);
+  mlir::Value arg = alpha == 1.0 ? *a : c.mul(*a, c.scalarLike(*a, alpha));
+  return c.finish(c.mul(c.mul(*a, c.unary<g::SigmoidOp>(arg)), *b));
+}
+
 } // namespace
 
 void import::registerCompositeHandlers(HandlerTable &t) {
+  t["LRN"] = lrn;
+  t["MeanVarianceNormalization"] = meanVarianceNormalization;
+  t["SwiGLU"] = swiGlu;
   t["Hardmax"] = hardmax;
   t["LpNormalization"] = lpNormalization;
   t["Shrink"] = shrink;

@@ -35,7 +35,7 @@ bool takesAxesInputSince18(llvm::StringRef op) {
 bool isShapePreservingNewOp(llvm::StringRef op) {
   return llvm::StringSwitch<bool>(op)
       .Cases("Gelu", "Mish", "GroupNormalization", "RMSNormalization", true)
-      .Cases("Swish", "RotaryEmbedding", true)
+      .Cases("Swish", "RotaryEmbedding", "SwiGLU", true)
       .Default(false);
 }
 

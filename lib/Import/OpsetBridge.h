@@ -13,8 +13,9 @@
 //    attributes at their default values, are dropped);
 //  - ops that opset 17 lacks and whose result has the shape and type of
 //    their first input (Gelu, Mish, GroupNormalization, RMSNormalization,
-//    Swish, RotaryEmbedding), Attention (opset 23), elementwise ops whose opset-17 schema rejects
-//    their input's float type (Celu of float16), and pools opset 17 cannot
+//    Swish, RotaryEmbedding, SwiGLU), Attention (opset 23), elementwise ops
+//    whose opset-17 schema rejects their input's float type (Celu of
+//    float16), and pools opset 17 cannot
 //    carry or the linked inference would type wrongly (dilated AveragePool
 //    and LpPool, ceil_mode) move to a private domain the checker skips;
 //    typeBridgedOutputs gives their results a type (their input's, or the

@@ -435,7 +435,78 @@ def shrink_case():
         ys=("y", "z"))
 
 
+def lrn(x, size, alpha, beta, bias):
+    """ONNX's LRN: the channel window [c - (size-1)//2, c + ceil((size-1)/2)]."""
+    below = (size - 1) // 2
+    above = size - 1 - below
+    sums = np.zeros_like(x)
+    for c in range(x.shape[1]):
+        lo, hi = max(0, c - below), min(x.shape[1] - 1, c + above)
+        sums[:, c] = (x[:, lo:hi + 1] ** 2).sum(axis=1)
+    return x / (bias + alpha / size * sums) ** beta
+
+
+def lrn_case():
+    x = rng(20).standard_normal((2, 5, 3, 2)) * 2
+    return Case(
+        "lrn",
+        "LRN: the sum of squares over a channel window is x^2 with the\n"
+        "channels last times a constant band matrix; y = x / (bias +\n"
+        "alpha/size * sum)^beta. Sizes 3 and 5 (onnxruntime takes odd sizes\n"
+        "only; onnx.reference's LRN sums over the first N channels only).",
+        ["y = LRN <size = 3> (x)",
+         "z = LRN <size = 5, alpha = 0.5, beta = 0.6, bias = 2.0> (x)"],
+        {"x": (x, F)},
+        lambda v: [lrn(v["x"], 3, 1e-4, 0.75, 1.0),
+                   lrn(v["x"], 5, 0.5, 0.6, 2.0)],
+        ["CHECK: %[[T:[0-9]+]] = graph.transpose %{{[0-9]+}} {perm = "
+         "array<i64: 0, 2, 3, 1>} : tensor<2x5x3x2xf32> -> "
+         "tensor<2x3x2x5xf32>",
+         "CHECK: graph.matmul %[[T]], %{{[0-9]+}} : (tensor<2x3x2x5xf32>, "
+         "tensor<5x5xf32>) -> tensor<2x3x2x5xf32>",
+         "CHECK: graph.pow"],
+        ys=("y", "z"), opset=13)
+
+
+def mvn(x, axes):
+    mean = x.mean(axis=axes, keepdims=True)
+    var = (x ** 2).mean(axis=axes, keepdims=True) - mean ** 2
+    return (x - mean) / (np.sqrt(var) + 1e-9)
+
+
+def mvn_case():
+    x = rng(21).standard_normal((2, 3, 2, 2)) + 0.5
+    return Case(
+        "mean-variance-normalization",
+        "MeanVarianceNormalization over the default axes (0, 2, 3) and over\n"
+        "axis 1: (x - E[x]) / (sqrt(E[x^2] - E[x]^2) + 1e-9).",
+        ["y = MeanVarianceNormalization (x)",
+         "z = MeanVarianceNormalization <axes = [1]> (x)"],
+        {"x": (x, F)},
+        lambda v: [mvn(v["x"], (0, 2, 3)), mvn(v["x"], (1,))],
+        ["CHECK: graph.reduce_mean %{{[0-9]+}} {axes = array<i64: 0, 2, 3>, "
+         "keepdims = true} : tensor<2x3x2x2xf32> -> tensor<1x3x1x1xf32>",
+         "CHECK: graph.sqrt"],
+        ys=("y", "z"), opset=13)
+
+
+def swiglu_case():
+    a = rng(22).standard_normal((3, 4)) * 2
+    b = rng(23).standard_normal((3, 4))
+    return Case(
+        "swiglu",
+        "SwiGLU (opset 28, bridged as shape-preserving): a * sigmoid(alpha *\n"
+        "a) * b.",
+        ["y = SwiGLU <alpha = 1.5> (a, b)"],
+        {"a": (a, F), "b": (b, F)},
+        lambda v: v["a"] / (1 + np.exp(-1.5 * v["a"])) * v["b"],
+        ["CHECK: graph.sigmoid",
+         "CHECK: graph.mul"],
+        opset=28)
+
+
 def all_cases():
     return ([trig(), rounding(), gather_elements(), pool_ceil(),
              pool_bridge(), pool_3d(), lp_pool(), global_max_pool()] +
-            hardmax_cases() + [lp_normalization(), shrink_case()])
+            hardmax_cases() + [lp_normalization(), shrink_case(), lrn_case(),
+                               mvn_case(), swiglu_case()])
