@@ -10,6 +10,13 @@ against single-process PyTorch training of the same module.
         with torch.optim.Adam for N steps on those batches:
         DIR/reference/losses.csv (step,loss) and
         DIR/reference/params/<name>.npy after the last step.
+    emit_e2e.py prepare moe --onnx FILE -o DIR [--batch B] [--steps N] [--lr LR]
+        the same for the zoo's bert-moe (`weft-zoo bert-moe --with-weights`):
+        FILE is copied to DIR/model.onnx, the batches are seeded token ids
+        and labels, and the reference is test/e2e/moe_reference.py's
+        rebuild of the graph in torch; parameters are saved by initializer
+        name. Fails (exit 1) when some step's routing is within 1e-6 of a
+        tie between two experts' probabilities.
     emit_e2e.py check DIR PLANS... [--steps N] [--lr LR] [--rtol R]
                       [--atol A] [-- PROGRAM FLAGS]
         runs every plan folder's torch/program.py on as many local gloo
@@ -36,6 +43,10 @@ import torch.nn.functional as F
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import torch_reference  # noqa: E402
+
+# The smallest gap between routing probabilities `prepare moe` accepts:
+# dispatch is piecewise constant, and float64 runs differ by far less.
+MOE_MIN_GAP = 1e-6
 
 
 class Encoder(nn.Module):
@@ -131,24 +142,8 @@ def make(name):
     return model, data
 
 
-def prepare(args):
-    torch.manual_seed(0)
-    model, data = make(args.model)
-    os.makedirs(args.output, exist_ok=True)
-    batches = [data(torch.Generator().manual_seed(100 + s)) for s in range(args.steps)]
-    names = list(batches[0])
-    model.train(True)
-    torch.onnx.export(model, tuple(batches[0].values()), os.path.join(args.output, "model.onnx"),
-                      input_names=names, output_names=["loss"], opset_version=17, dynamo=False,
-                      training=torch.onnx.TrainingMode.TRAINING, do_constant_folding=False,
-                      dynamic_axes={n: {0: "batch"} for n in names} if args.dynamic_batch
-                      else None)
-    for s, b in enumerate(batches):
-        folder = os.path.join(args.output, "data", str(s))
-        os.makedirs(folder, exist_ok=True)
-        for name, value in b.items():
-            np.save(os.path.join(folder, name + ".npy"), np.ascontiguousarray(value.numpy()))
-    # The reference: the same module in float64, Adam, the same batches.
+def train_reference(model, batches, args, named):
+    """Float64 Adam on the batches: reference/losses.csv and params."""
     model = model.double()
     opt = torch.optim.Adam(model.parameters(), lr=args.lr)
     ref = os.path.join(args.output, "reference")
@@ -161,8 +156,60 @@ def prepare(args):
             loss.backward()
             opt.step()
             f.write("%d,%.17g\n" % (s, loss.item()))
-    for name, p in model.named_parameters():
+    for name, p in named(model):
         np.save(os.path.join(ref, "params", name + ".npy"), p.detach().numpy())
+
+
+def write_batches(batches, output):
+    for s, b in enumerate(batches):
+        folder = os.path.join(output, "data", str(s))
+        os.makedirs(folder, exist_ok=True)
+        for name, value in b.items():
+            np.save(os.path.join(folder, name + ".npy"), np.ascontiguousarray(value.numpy()))
+
+
+def prepare_moe(args):
+    import shutil
+    import moe_reference
+    if not args.onnx:
+        print("emit_e2e.py: prepare moe needs --onnx FILE", file=sys.stderr)
+        return 1
+    os.makedirs(args.output, exist_ok=True)
+    shutil.copyfile(args.onnx, os.path.join(args.output, "model.onnx"))
+    model = moe_reference.BertMoe(args.onnx)
+    vocab, _ = model.p("embeddings.word_embeddings").shape
+    seq = model.p("embeddings.position_embeddings").shape[0]
+    batches = []
+    for s in range(args.steps):
+        g = torch.Generator().manual_seed(100 + s)
+        batches.append({"input_ids": torch.randint(0, vocab, (args.batch, seq), generator=g),
+                        "labels": torch.randint(0, vocab, (args.batch, seq), generator=g)})
+    write_batches(batches, args.output)
+    train_reference(model, batches, args, lambda m: m.named_onnx_parameters())
+    if model.min_gap < MOE_MIN_GAP:
+        print("emit_e2e.py: a routing decision is %.1e from a tie (below %.0e): choose "
+              "other data or weights" % (model.min_gap, MOE_MIN_GAP), file=sys.stderr)
+        return 1
+    return 0
+
+
+def prepare(args):
+    if args.model == "moe":
+        return prepare_moe(args)
+    torch.manual_seed(0)
+    model, data = make(args.model)
+    os.makedirs(args.output, exist_ok=True)
+    batches = [data(torch.Generator().manual_seed(100 + s)) for s in range(args.steps)]
+    names = list(batches[0])
+    model.train(True)
+    torch.onnx.export(model, tuple(batches[0].values()), os.path.join(args.output, "model.onnx"),
+                      input_names=names, output_names=["loss"], opset_version=17, dynamo=False,
+                      training=torch.onnx.TrainingMode.TRAINING, do_constant_folding=False,
+                      dynamic_axes={n: {0: "batch"} for n in names} if args.dynamic_batch
+                      else None)
+    write_batches(batches, args.output)
+    # The reference: the same module in float64, Adam, the same batches.
+    train_reference(model, batches, args, lambda m: m.named_parameters())
     return 0
 
 
@@ -284,7 +331,9 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     sub = ap.add_subparsers(dest="command", required=True)
     p = sub.add_parser("prepare")
-    p.add_argument("model", choices=["mlp", "encoder", "vit", "cnn"])
+    p.add_argument("model", choices=["mlp", "encoder", "vit", "cnn", "moe"])
+    p.add_argument("--onnx", help="moe: the weft-zoo bert-moe file (--with-weights)")
+    p.add_argument("--batch", type=int, default=4, help="moe: sequences per batch")
     p.add_argument("-o", "--output", required=True)
     p.add_argument("--steps", type=int, default=3)
     p.add_argument("--lr", type=float, default=0.01)
