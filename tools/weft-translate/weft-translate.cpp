@@ -89,8 +89,8 @@ int main(int argc, char **argv) {
   cl::opt<std::string> graphPath(
       "graph",
       cl::desc("With --spmd-to-torch: the graph program the plan was made "
-               "from (weftc's DIR/graph.mlir): input names, the roles of "
-               "parameters for their seeded values, index bounds"),
+               "from (weftc's DIR/graph.mlir): the names of its inputs "
+               "(else arg0, arg1, ...)"),
       cl::value_desc("graph.mlir"), cl::cat(category));
   cl::opt<std::string> hostsPath(
       "hosts",
@@ -134,8 +134,10 @@ int main(int argc, char **argv) {
 
   switch (translation) {
   case Translation::None:
-    return reportError(tool, badInput("no translation selected (try "
-                                      "--import-onnx or --spmd-to-torch)"));
+    return reportError(tool, badInput("no translation selected (--import-onnx, "
+                                      "--spmd-to-torch, --spmd-to-launch, "
+                                      "--spmd-to-timeline or "
+                                      "--spmd-to-trace; see --help)"));
   case Translation::ImportOnnx: {
     auto options = flags.resolve(/*numDevices=*/1);
     if (!options)
