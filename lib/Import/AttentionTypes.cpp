@@ -9,33 +9,12 @@
 //===----------------------------------------------------------------------===//
 
 #include "AttentionTypes.h"
+#include "BridgedTypes.h"
 
 using namespace weft;
 using namespace weft::import;
 
 namespace {
-
-/// The static dims of a tensor type, or none.
-std::optional<std::vector<int64_t>> dimsOf(const onnx::TypeProto *type) {
-  if (!type || !type->has_tensor_type() || !type->tensor_type().has_shape())
-    return std::nullopt;
-  std::vector<int64_t> dims;
-  for (const auto &d : type->tensor_type().shape().dim()) {
-    if (!d.has_dim_value())
-      return std::nullopt;
-    dims.push_back(d.dim_value());
-  }
-  return dims;
-}
-
-onnx::TypeProto tensorType(int32_t element, llvm::ArrayRef<int64_t> dims) {
-  onnx::TypeProto type;
-  type.mutable_tensor_type()->set_elem_type(element);
-  auto *shape = type.mutable_tensor_type()->mutable_shape();
-  for (int64_t d : dims)
-    shape->add_dim()->set_dim_value(d);
-  return type;
-}
 
 int64_t intAttr(const onnx::NodeProto &node, llvm::StringRef name) {
   for (const auto &a : node.attribute())
@@ -55,7 +34,8 @@ std::vector<std::optional<onnx::TypeProto>> import::attentionOutputTypes(
                ? typeOf(node.input(i))
                : nullptr;
   };
-  auto q = dimsOf(input(0)), k = dimsOf(input(1)), v = dimsOf(input(2));
+  auto q = staticDims(input(0)), k = staticDims(input(1)),
+       v = staticDims(input(2));
   if (!q || !k || !v || q->size() != k->size() || q->size() != v->size())
     return out;
   int64_t batch, qHeads, kvHeads, qLen, kvLen, headSize, vHeadSize;
@@ -83,7 +63,7 @@ std::vector<std::optional<onnx::TypeProto>> import::attentionOutputTypes(
   }
   int64_t pastLen = 0;
   if (input(4)) {
-    auto past = dimsOf(input(4));
+    auto past = staticDims(input(4));
     if (!past || past->size() != 4)
       return out;
     pastLen = (*past)[2];
@@ -92,11 +72,11 @@ std::vector<std::optional<onnx::TypeProto>> import::attentionOutputTypes(
   int32_t element = input(0)->tensor_type().elem_type();
   int32_t vElement = input(2)->tensor_type().elem_type();
   std::vector<onnx::TypeProto> types = {
-      threeD ? tensorType(element, {batch, qLen, qHeads * vHeadSize})
-             : tensorType(element, {batch, qHeads, qLen, vHeadSize}),
-      tensorType(element, {batch, kvHeads, totalLen, headSize}),
-      tensorType(vElement, {batch, kvHeads, totalLen, vHeadSize}),
-      tensorType(element, {batch, qHeads, qLen, totalLen})};
+      threeD ? tensorTypeOf(element, {batch, qLen, qHeads * vHeadSize})
+             : tensorTypeOf(element, {batch, qHeads, qLen, vHeadSize}),
+      tensorTypeOf(element, {batch, kvHeads, totalLen, headSize}),
+      tensorTypeOf(vElement, {batch, kvHeads, totalLen, vHeadSize}),
+      tensorTypeOf(element, {batch, qHeads, qLen, totalLen})};
   for (size_t i = 0; i < out.size() && i < types.size(); ++i)
     out[i] = types[i];
   return out;

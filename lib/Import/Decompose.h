@@ -63,6 +63,10 @@ public:
   mlir::Value reshape(mlir::Value x, llvm::ArrayRef<int64_t> shape);
   mlir::Value transpose(mlir::Value x, llvm::ArrayRef<int64_t> perm);
   mlir::Value expand(mlir::Value x, llvm::ArrayRef<int64_t> shape);
+  /// Elements [start, end) of `x` along `axis` (all of every other dim).
+  mlir::Value slice(mlir::Value x, int64_t axis, int64_t start, int64_t end);
+  /// `parts` (at least one, of one element type) joined along `axis`.
+  mlir::Value concat(llvm::ArrayRef<mlir::Value> parts, int64_t axis);
   /// Reduction over sorted, non-negative `axes`.
   template <typename OpTy>
   mlir::Value reduce(mlir::Value x, llvm::ArrayRef<int64_t> axes,
@@ -119,6 +123,10 @@ void registerDecomposeShapeHandlers(HandlerTable &table);
 void registerEinsumHandler(HandlerTable &table);
 /// Attention (opsets 23-25), LegalizeAttention.cpp.
 void registerAttentionHandler(HandlerTable &table);
+/// CausalConvWithState (opset 27), LegalizeCausalConv.cpp.
+void registerCausalConvHandler(HandlerTable &table);
+/// LinearAttention (opset 27), LegalizeLinearAttention.cpp.
+void registerLinearAttentionHandler(HandlerTable &table);
 
 } // namespace weft::import
 

@@ -170,6 +170,34 @@ mlir::Value Composer::expand(mlir::Value x, llvm::ArrayRef<int64_t> shape) {
       ctx.loc(), mlir::RankedTensorType::get(shape, elementOf(x)), x);
 }
 
+mlir::Value Composer::slice(mlir::Value x, int64_t axis, int64_t start,
+                            int64_t end) {
+  llvm::SmallVector<int64_t> shape(shapeOf(x));
+  if (start == 0 && end == shape[axis])
+    return x;
+  llvm::SmallVector<int64_t> lo(shape.size(), 0), hi(shape),
+      step(shape.size(), 1);
+  lo[axis] = start;
+  hi[axis] = end;
+  shape[axis] = end - start;
+  return b.create<g::SliceOp>(
+      ctx.loc(), mlir::RankedTensorType::get(shape, elementOf(x)), x,
+      b.getDenseI64ArrayAttr(lo), b.getDenseI64ArrayAttr(hi),
+      b.getDenseI64ArrayAttr(step));
+}
+
+mlir::Value Composer::concat(llvm::ArrayRef<mlir::Value> parts, int64_t axis) {
+  if (parts.size() == 1)
+    return parts[0];
+  llvm::SmallVector<int64_t> shape(shapeOf(parts[0]));
+  shape[axis] = 0;
+  for (mlir::Value part : parts)
+    shape[axis] += shapeOf(part)[axis];
+  return b.create<g::ConcatOp>(
+      ctx.loc(), mlir::RankedTensorType::get(shape, elementOf(parts[0])), parts,
+      b.getI64IntegerAttr(axis));
+}
+
 mlir::Value Composer::matmul(mlir::Value l, mlir::Value r) {
   llvm::ArrayRef<int64_t> ls = shapeOf(l), rs = shapeOf(r);
   llvm::SmallVector<int64_t> shape;
@@ -216,4 +244,6 @@ void import::registerDecomposeHandlers(HandlerTable &table) {
   registerDecomposeShapeHandlers(table);
   registerEinsumHandler(table);
   registerAttentionHandler(table);
+  registerCausalConvHandler(table);
+  registerLinearAttentionHandler(table);
 }

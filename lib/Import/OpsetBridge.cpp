@@ -6,7 +6,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "OpsetBridge.h"
-#include "AttentionTypes.h"
+#include "BridgedTypes.h"
 #include "ConstTensor.h"
 #include "WindowShape.h"
 #include "onnx/defs/schema.h"
@@ -328,7 +328,7 @@ llvm::Error Bridge::rewrite(onnx::NodeProto &node) {
 
   if (onnx::OpSchemaRegistry::Schema(node.op_type(), int(kCheckerOpset), ""))
     return llvm::Error::success();
-  if (isShapePreservingNewOp(op) || op == "Attention") {
+  if (isShapePreservingNewOp(op) || hasBridgedOutputTypes(op)) {
     node.set_domain(kBridgeDomain);
     ++changed;
     return llvm::Error::success();
@@ -397,7 +397,7 @@ void Bridge::bridgeRejectedElementTypes() {
     int32_t type = in->second;
     if (node.domain() == kBridgeDomain) {
       if (isShapePreservingNewOp(node.op_type()) ||
-          node.op_type() == "Attention")
+          hasBridgedOutputTypes(node.op_type()))
         types[node.output(0)] = type;
       continue;
     }
@@ -632,12 +632,13 @@ bool import::typeBridgedOutputs(onnx::ModelProto &model) {
   // Copies: adding value_info below may move the protos `types` points to.
   std::vector<std::pair<std::string, onnx::TypeProto>> additions;
   for (const auto &node : graph.node()) {
-    if (node.domain() == kBridgeDomain && node.op_type() == "Attention") {
+    if (node.domain() == kBridgeDomain &&
+        hasBridgedOutputTypes(node.op_type())) {
       auto typeOf = [&](llvm::StringRef name) -> const onnx::TypeProto * {
         auto it = types.find(name);
         return it == types.end() ? nullptr : it->second;
       };
-      for (auto [i, type] : llvm::enumerate(attentionOutputTypes(node, typeOf)))
+      for (auto [i, type] : llvm::enumerate(bridgedOutputTypes(node, typeOf)))
         if (type && !node.output(i).empty() && !types.count(node.output(i)))
           additions.emplace_back(node.output(i), std::move(*type));
       continue;

@@ -13,16 +13,17 @@
 //    attributes at their default values, are dropped);
 //  - ops that opset 17 lacks and whose result has the shape and type of
 //    their first input (Gelu, Mish, GroupNormalization, RMSNormalization,
-//    Swish, RotaryEmbedding, SwiGLU), Attention (opset 23), elementwise ops
+//    Swish, RotaryEmbedding, SwiGLU), Attention (opset 23),
+//    CausalConvWithState and LinearAttention (opset 27), elementwise ops
 //    whose opset-17 schema rejects their input's float type (Celu of
 //    float16), and pools opset 17 cannot
 //    carry or the linked inference would type wrongly (dilated AveragePool
 //    and LpPool, ceil_mode) move to a private domain the checker skips;
 //    typeBridgedOutputs gives their results a type (their input's, or the
-//    pool's by ONNX's window arithmetic; Attention's outputs by
-//    AttentionTypes.h) so shape inference continues past them, and
-//    restoreBridgedOps returns them to the default domain for the
-//    importer's handlers;
+//    pool's by ONNX's window arithmetic; Attention's,
+//    CausalConvWithState's and LinearAttention's outputs by BridgedTypes.h) so
+//    shape inference continues past them, and restoreBridgedOps returns them to
+//    the default domain for the importer's handlers;
 //  - the IR version becomes 8 once nothing needs a later one (element
 //    types such as float8 and int4 are bad input, named).
 //
