@@ -37,6 +37,13 @@ llvm::ArrayRef<int64_t> shapeOf(mlir::Value v) {
   return v.getType().cast<mlir::RankedTensorType>().getShape();
 }
 
+/// An axis attribute (its getter gives the i64's bits unsigned) counted from
+/// the front of a rank-`rank` operand.
+int64_t axisFromFront(uint64_t axis, size_t rank) {
+  int64_t a = int64_t(axis);
+  return a < 0 ? a + int64_t(rank) : a;
+}
+
 /// The location's name (an ONNX node name), for a comment.
 std::string locationName(mlir::Operation *op) {
   if (auto loc = op->getLoc().dyn_cast<mlir::NameLoc>())
@@ -343,8 +350,7 @@ std::string ForwardWalk::specialCall(exec::LocalStep &step,
   case Special::LayerNorm: {
     auto ln = llvm::cast<g::LayerNormOp>(inner);
     llvm::ArrayRef<int64_t> shape = shapeOf(ln.getInput());
-    int64_t axis =
-        ln.getAxis() < 0 ? ln.getAxis() + int64_t(shape.size()) : ln.getAxis();
+    int64_t axis = axisFromFront(ln.getAxis(), shape.size());
     return llvm::formatv(
         "R.split_layer_norm({0}, {1}, {2}, {3}, {4}, {5}, {6}, rt.comm)",
         args[0], args[1], args[2], axis,
@@ -388,9 +394,7 @@ std::string ForwardWalk::specialCall(exec::LocalStep &step,
   case Special::GatherVocab: {
     auto gather = llvm::cast<g::GatherOp>(inner);
     llvm::ArrayRef<int64_t> shape = shapeOf(gather.getData());
-    int64_t axis = gather.getAxis() < 0
-                       ? gather.getAxis() + int64_t(shape.size())
-                       : gather.getAxis();
+    int64_t axis = axisFromFront(gather.getAxis(), shape.size());
     return llvm::formatv(
         "R.vocab_embedding({0}, {1}, {2}, rt.offset({3}, {4}, {2}, "
         "axes={5}), {6})",
