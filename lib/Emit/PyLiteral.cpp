@@ -9,6 +9,7 @@
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/raw_ostream.h"
 #include <cmath>
+#include <cstdlib>
 
 using namespace weft;
 using namespace weft::emit;
@@ -42,11 +43,17 @@ std::string weft::emit::pyFloat(double v) {
     return "float(\"nan\")";
   if (std::isinf(v))
     return v > 0 ? "float(\"inf\")" : "-float(\"inf\")";
-  // 17 significant digits read back as the same double.
+  // The fewest significant digits that read back as the same double, as
+  // Python's repr (0.1, not 0.10000000000000001); 17 always do.
   std::string s;
-  llvm::raw_string_ostream os(s);
-  os << llvm::format("%.17g", v);
-  os.flush();
+  for (int digits = 1; digits <= 17; ++digits) {
+    s.clear();
+    llvm::raw_string_ostream os(s);
+    os << llvm::format("%.*g", digits, v);
+    os.flush();
+    if (std::strtod(s.c_str(), nullptr) == v)
+      break;
+  }
   if (s.find_first_of(".en") == std::string::npos)
     s += ".0";
   return s;

@@ -109,10 +109,10 @@ module attributes {
 
 // layer_norm.split-normalized: the axis counted from the front, the global
 // count of normalised elements per row.
-// CHECK-NEXT: v8 = R.split_layer_norm(v7, v1, v2, 2, 1.0000000000000001e-05, 4, rt.group((1,)), rt.comm)  # ln layer_norm.replicate, layer_norm.split-normalized
+// CHECK-NEXT: v8 = R.split_layer_norm(v7, v1, v2, 2, 1e-05, 4, rt.group((1,)), rt.comm)  # ln layer_norm.replicate, layer_norm.split-normalized
 
 // dropout: op id 0, the mask keyed by the global index along the split axis.
-// CHECK-NEXT: v9 = R.dropout(v8, 0.10000000000000001, rt.dropout_seed, 0, (2, 3, 4), rt.offsets((2, 3, 4), D4))  # dropout dropout.replicate, dropout.split
+// CHECK-NEXT: v9 = R.dropout(v8, 0.1, rt.dropout_seed, 0, (2, 3, 4), rt.offsets((2, 3, 4), D4))  # dropout dropout.replicate, dropout.split
 
 // CHECK-NEXT: v10 = R.split_softmax(v9, -1, rt.group((1,)), rt.comm, log=False)  # softmax softmax.replicate, softmax.split-reduced
 // CHECK-NEXT: v11 = ops.reshape(v10, shape=rt.extents((6, 4), D5))  # rows reshape.replicate, reshape.split-group
