@@ -96,6 +96,8 @@ private:
   const spmd::ShardGeometry &geo;
   llvm::DenseMap<mlir::Value, std::string> names;
   llvm::DenseMap<mlir::Value, std::string> zero3Params;
+  /// All-gathers emitted as part of a ZeRO-3 parameter's p.gathered.
+  llvm::DenseSet<mlir::Operation *> folded;
   mlir::Block scratch;
   std::string body, indent = "    ";
   unsigned next = 0, dropouts = 0, runs = 0;
@@ -214,18 +216,37 @@ llvm::Error ForwardWalk::visit(mlir::Operation &op) {
                     llvm::formatv("rt.shard({0}, {1}, {2}, {3})",
                                   name(s.getInput()), shapeText(s.getInput()),
                                   w.distName(s.getDist()), s.getAxis()));
+  if (folded.contains(&op))
+    return Error::success();
   if (auto s = llvm::dyn_cast<spmd::AllGatherOp>(op)) {
     spmd::DistAttr before = spmd::getDist(s.getInput());
     if (!before)
       return badInput("spmd.all_gather: operand has no distribution");
     std::string mode = spmd::stringifyGatherMode(s.getMode()).str();
-    if (auto it = zero3Params.find(s.getInput()); it != zero3Params.end())
+    if (auto it = zero3Params.find(s.getInput()); it != zero3Params.end()) {
       // ZeRO-3: gathered for the forward, gathered again for the backward.
-      return relayout(s.getInput(), s.getResult(),
-                      llvm::formatv("p.gathered({0}, {1}, {2}, ({3},))",
+      // The chain of all-gathers that only feed each other (one per split
+      // axis, minor axis first) is one call, so that the backward regathers
+      // the whole parameter rather than the first step's result.
+      std::string axes = std::to_string(s.getAxis());
+      spmd::AllGatherOp last = s;
+      while (last.getResult().hasOneUse()) {
+        auto next = llvm::dyn_cast<spmd::AllGatherOp>(
+            *last.getResult().getUsers().begin());
+        if (!next || next.getMode() != s.getMode())
+          break;
+        axes += ", " + std::to_string(next.getAxis());
+        folded.insert(next);
+        last = next;
+      }
+      if (last == s)
+        axes += ",";
+      return relayout(s.getInput(), last.getResult(),
+                      llvm::formatv("p.gathered({0}, {1}, {2}, ({3}), {4})",
                                     pyString(it->second),
                                     shapeText(s.getInput()), w.distName(before),
-                                    s.getAxis()));
+                                    axes, pyString(mode)));
+    }
     return relayout(s.getInput(), s.getResult(),
                     llvm::formatv("rt.all_gather({0}, {1}, {2}, {3}, {4})",
                                   name(s.getInput()), shapeText(s.getInput()),

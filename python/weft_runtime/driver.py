@@ -181,8 +181,8 @@ class ParamView:
     def __getitem__(self, name):
         return self.params[name].tensor
 
-    def gathered(self, name, shape, dist_, axes):
-        return self.params[name].gathered(self.rt, shape, dist_, axes)
+    def gathered(self, name, shape, dist_, axes, mode=None):
+        return self.params[name].gathered(self.rt, shape, dist_, axes, mode=mode)
 
 
 # --- the run ---------------------------------------------------------------------------

@@ -67,19 +67,20 @@ class Param:
         self.owner = None  # the ParamSet, whose open regather scope gathered() uses
 
     # --- ZeRO-3: gather before use -------------------------------------------------
-    def gathered(self, rt, shape, dist_, axes, keep=False, scope=None):
+    def gathered(self, rt, shape, dist_, axes, keep=False, scope=None, mode=None):
         """The parameter gathered along each mesh axis of `axes` in turn (the
-        plan's spmd.all_gather ops of it, minor axis first), for use in the
-        forward. Unless `keep`, tensors saved from the gathered copy inside
-        `scope` (default: the open regather scope of the ParamSet) are
-        gathered again in the backward."""
+        plan's spmd.all_gather ops of it, minor axis first, in their `mode`;
+        default the Param's), for use in the forward. Unless `keep`, tensors
+        saved from the gathered copy inside `scope` (default: the open
+        regather scope of the ParamSet) are gathered again in the backward."""
         from .mesh import ID, parse_dist, with_entry
+        mode = mode or self.mode
         d = parse_dist(dist_)
         x = self.tensor
         plan = []
         for a in axes:
             plan.append((a, d))
-            x = rt.all_gather(x, shape, d, a, self.mode)
+            x = rt.all_gather(x, shape, d, a, mode)
             d = with_entry(d, a, ID)
         if scope is None and self.owner is not None:
             scope = self.owner.scope
@@ -90,7 +91,7 @@ class Param:
                 with torch.no_grad():
                     y = shard.detach()
                     for a, dd in plan:
-                        y = rt.all_gather(y, shape, dd, a, self.mode)
+                        y = rt.all_gather(y, shape, dd, a, mode)
                     return y
             scope.register(x, regather)
         return x
