@@ -208,7 +208,7 @@ llvm::Error ForwardWalk::visit(mlir::Operation &op) {
     auto k = w.constantName(c.getValue(), c.getType());
     if (!k)
       return k.takeError();
-    line(define(c.getResult()) + " = " + *k + ".value()");
+    line(define(c.getResult()) + " = " + *k + ".value(rt.device)");
     return Error::success();
   }
   if (auto s = llvm::dyn_cast<spmd::ShardOp>(op))
@@ -334,7 +334,7 @@ llvm::Expected<std::string> ForwardWalk::localCall(exec::LocalStep &step) {
     auto k = w.constantName(c.getValue(), c.getType());
     if (!k)
       return k.takeError();
-    return "rt.shard_of(" + *k + ".value(), " +
+    return "rt.shard_of(" + *k + ".value(rt.device), " +
            w.distName(step.resultDists[0]) + ")";
   }
   if (step.special != Special::None)

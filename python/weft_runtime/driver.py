@@ -50,10 +50,13 @@ class Constant:
         self.type, self.shape, self.data, self.fill = type_, tuple(shape), data, fill
         self._cache = {}
 
-    def value(self):
+    def value(self, device=None):
+        """The whole tensor, on `device` (the rank's: a constant meets tensors
+        there)."""
         dtype = ops.FLOAT if self.type in FLOATS else (
             torch.bool if self.type == "i1" else torch.int64)
-        if dtype not in self._cache:
+        key = (dtype, str(device))
+        if key not in self._cache:
             if self.data is None:
                 t = torch.full(self.shape, self.fill, dtype=dtype)
             else:
@@ -61,8 +64,8 @@ class Constant:
                 raw = bytearray(base64.b64decode(self.data))
                 t = (torch.frombuffer(raw, dtype=word) if raw else torch.empty(0, dtype=word))
                 t = t.reshape(self.shape).to(dtype)
-            self._cache[dtype] = t
-        return self._cache[dtype]
+            self._cache[key] = t if device is None else t.to(device)
+        return self._cache[key]
 
 
 class InputSpec:
