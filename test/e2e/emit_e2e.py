@@ -31,7 +31,9 @@ or a max tie cannot flip on a last-bit difference at this tolerance.
 """
 import argparse
 import csv
+import math
 import os
+import re
 import socket
 import subprocess
 import sys
@@ -220,7 +222,14 @@ def free_port():
 
 
 def devices_of(program):
-    """The plan's device count, from the program's MESH line."""
+    """The plan's device count, from the program's MESH line: nodes times
+    the local axes (`MESH = Mesh(2, (2,), ...)`), read from the text when it
+    has that form (no process importing torch), else by running it."""
+    with open(program) as f:
+        found = re.search(r"^MESH = Mesh\((\d+), \(([\d, ]*)\)", f.read(), re.M)
+    if found:
+        return int(found.group(1)) * math.prod(
+            int(d) for d in found.group(2).split(",") if d.strip())
     out = subprocess.run([sys.executable, "-c",
                           "import runpy,sys; sys.argv=['p']; "
                           "m=runpy.run_path(%r); print(m['MESH'].num_devices)" % program],
