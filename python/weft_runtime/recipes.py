@@ -289,10 +289,24 @@ def split_mean(x, dims, count, keepdim=False):
     return x.sum(dim=tuple(dims), keepdim=keepdim) * (1.0 / float(count))
 
 
+class _Zeros(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x):
+        return torch.zeros_like(x)
+
+    @staticmethod
+    def backward(ctx, dy):
+        return torch.zeros_like(dy)
+
+
 def once(x, first):
     """An operand added once: x on the rank at coordinate 0 of the axis,
-    zeros (and no gradient) on the others."""
-    return x if first else torch.zeros_like(x, requires_grad=False)
+    zeros with a zero gradient on the others. The zeros stay in the autograd
+    graph, so every rank runs the backward of what made x (a ZeRO-3 gather's
+    reduce-scatter) as the rank that uses x does."""
+    if first:
+        return x
+    return _Zeros.apply(x) if x.requires_grad else torch.zeros_like(x)
 
 
 def split_slice(x, dim, start, step, offset, size):
