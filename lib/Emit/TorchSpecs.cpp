@@ -114,6 +114,22 @@ std::string planRole(mlir::Value v) {
                                                                    : "zeros";
 }
 
+/// Whether the forward function uses `ident` for something else: its
+/// parameters, the modules it calls, the names the emitter gives values,
+/// distributions, constants and recomputed runs.
+bool takenInForward(llvm::StringRef ident) {
+  for (llvm::StringRef name : {"rt", "p", "ops", "R", "recompute"})
+    if (ident == name)
+      return true;
+  for (llvm::StringRef prefix : {"v", "D", "C", "run"}) {
+    llvm::StringRef rest = ident;
+    if (rest.consume_front(prefix) && !rest.empty() &&
+        llvm::all_of(rest, llvm::isDigit))
+      return true;
+  }
+  return false;
+}
+
 /// The name of @main's argument `i` in the graph program, if it has one.
 std::string inputName(mlir::ModuleOp graph, unsigned i) {
   if (graph)
@@ -139,8 +155,7 @@ llvm::Error TorchWriter::collectSpecs(mlir::func::FuncOp main) {
     InputSpec in;
     in.name = inputName(options.graph, arg.getArgNumber());
     in.ident = pyIdentifier(in.name);
-    while (!idents.insert(in.ident).second || in.ident == "rt" ||
-           in.ident == "p")
+    while (takenInForward(in.ident) || !idents.insert(in.ident).second)
       in.ident += "_";
     in.type = elementTypeName(type);
     in.shape.assign(type.getShape().begin(), type.getShape().end());
