@@ -3,6 +3,7 @@
 
 #include "weft/Cost/Collective.h"
 #include "weft/Cost/Network.h"
+#include "llvm/Support/MathExtras.h"
 #include <algorithm>
 #include <map>
 #include <numeric>
@@ -88,11 +89,83 @@ static double hierarchicalAllReduce(const ClusterSpec &spec, DeviceGroup group,
   return 2 * intra + inter;
 }
 
+/// Transfers of the reduce half of a tree all-reduce (the broadcast half is
+/// its mirror): each member sends the buffer to the one before it in its
+/// node; the nodes' first members form two binary trees in heap order, the
+/// second over the nodes reversed, and send half the buffer to their parent
+/// in each. A node is inside one tree and a leaf of the other, so its NIC
+/// carries about the buffer once each way. `latency` is set to the longest
+/// path's: the longest chain's hops and floor(log2 nodes) tree hops, each
+/// at the largest latency of its kind of link.
+static std::vector<Transfer> treeReduce(const ClusterSpec &spec,
+                                        DeviceGroup group, double bytes,
+                                        double &latency) {
+  std::vector<std::vector<unsigned>> nodes = byNode(spec, group);
+  std::vector<Transfer> round;
+  double chainLatency = 0, treeLatency = 0;
+  size_t chain = 0;
+  for (const auto &members : nodes) {
+    chain = std::max(chain, members.size() - 1);
+    for (unsigned i = 1; i < members.size(); ++i) {
+      round.push_back({members[i], members[i - 1], bytes});
+      chainLatency =
+          std::max(chainLatency, linkLatency(spec, members[i], members[i - 1]));
+    }
+  }
+  unsigned m = nodes.size();
+  auto leader = [&](unsigned j, bool mirrored) {
+    return nodes[mirrored ? m - 1 - j : j][0];
+  };
+  for (unsigned j = 1; j < m; ++j)
+    for (bool mirrored : {false, true}) {
+      unsigned child = leader(j, mirrored),
+               parent = leader((j - 1) / 2, mirrored);
+      round.push_back({child, parent, bytes / 2});
+      treeLatency = std::max(treeLatency, linkLatency(spec, child, parent));
+    }
+  // Heap depth: floor(log2 m) tree hops below the root.
+  unsigned depth = m > 1 ? llvm::Log2_32(m) : 0;
+  latency = double(chain) * chainLatency + double(depth) * treeLatency;
+  return round;
+}
+
+static double treeAllReduce(const ClusterSpec &spec, DeviceGroup group,
+                            double bytes) {
+  if (group.size() <= 1 || bytes <= 0)
+    return 0;
+  double latency = 0;
+  std::vector<Transfer> round = treeReduce(spec, group, bytes, latency);
+  // Pipelined: each half takes the path's latency plus its most loaded
+  // resource's bytes / capacity.
+  return 2 * (latency + roundBandwidthSeconds(spec, round));
+}
+
 double weft::allReduceSeconds(const ClusterSpec &spec, DeviceGroup group,
                               double bytes, AllReduceAlgo algo) {
-  if (algo == AllReduceAlgo::Hierarchical)
+  switch (algo) {
+  case AllReduceAlgo::Hierarchical:
     return hierarchicalAllReduce(spec, group, bytes);
+  case AllReduceAlgo::Tree:
+    return treeAllReduce(spec, group, bytes);
+  case AllReduceAlgo::Ring:
+    break;
+  }
   return ringAllReduce(spec, group, bytes);
+}
+
+AllReduceAlgo weft::fastestAllReduce(const ClusterSpec &spec, DeviceGroup group,
+                                     double bytes) {
+  AllReduceAlgo best = AllReduceAlgo::Ring;
+  double seconds = ringAllReduce(spec, group, bytes);
+  for (AllReduceAlgo algo :
+       {AllReduceAlgo::Hierarchical, AllReduceAlgo::Tree}) {
+    double t = allReduceSeconds(spec, group, bytes, algo);
+    if (t < seconds) {
+      seconds = t;
+      best = algo;
+    }
+  }
+  return best;
 }
 
 double weft::nicLoadSeconds(const ClusterSpec &spec, DeviceGroup group,

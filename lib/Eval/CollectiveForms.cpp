@@ -27,6 +27,8 @@ const Form &CollectiveForms::time(Collective kind,
   int tag[] = {int(kind), int(choice.algo), int(choice.bestAllReduce),
                int(choice.uneven)};
   key.append(reinterpret_cast<const char *>(tag), sizeof(tag));
+  key.append(reinterpret_cast<const char *>(&choice.bucketBytes),
+             sizeof(double));
   key.append(reinterpret_cast<const char *>(group.data()),
              group.size() * sizeof(unsigned));
   for (const LinearCost &b : bytes)
@@ -122,22 +124,41 @@ Form CollectiveForms::compute(Collective kind, llvm::ArrayRef<unsigned> group,
   for (unsigned i = 0; i < n; ++i)
     ring.push_back({group[i], group[(i + 1) % n]});
 
+  // Bucketed (gradient sync): a contribution below a bucket pays
+  // bytes / bucket of the latency of a bucket's collective. The branch
+  // (below a bucket or not) is taken at the current ratios.
+  double largest = 0;
+  bool constant = true;
+  for (const LinearCost &b : distinct) {
+    largest = std::max(largest, valueAt(b, at));
+    constant &= b.terms.empty();
+  }
+  double scale = bucketScale(choice, largest);
+  if (choice.bucketBytes > 0 && !constant)
+    linearized = true;
+  // A piece a + s·b as it is priced: s·b + a·b / bucket when bucketed.
+  auto piece = [&](const LinearCost &b, double a, double s) {
+    if (scale > 1)
+      return scaledCost(b, s + a / choice.bucketBytes);
+    LinearCost p = scaledCost(b, s);
+    p.constant += a;
+    return p;
+  };
+
   switch (kind) {
   case Collective::AllReduce: {
     AllReduceAlgo algo = choice.algo;
     if (choice.bestAllReduce) {
-      double largest = 0;
-      bool constant = true;
-      for (const LinearCost &b : distinct) {
-        largest = std::max(largest, valueAt(b, at));
-        constant &= b.terms.empty();
-      }
-      double ring = allReduceSeconds(spec, group, largest, AllReduceAlgo::Ring);
-      double hier =
-          allReduceSeconds(spec, group, largest, AllReduceAlgo::Hierarchical);
-      algo = hier < ring ? AllReduceAlgo::Hierarchical : AllReduceAlgo::Ring;
-      if (!constant && ring != hier)
-        linearized = true;
+      // Chosen at the size that runs: a bucket when bucketed.
+      double size = largest * scale;
+      algo = fastestAllReduce(spec, group, size);
+      // A choice was made at the current ratios unless all tie.
+      double chosen = allReduceSeconds(spec, group, size, algo);
+      for (AllReduceAlgo other :
+           {AllReduceAlgo::Ring, AllReduceAlgo::Hierarchical,
+            AllReduceAlgo::Tree})
+        if (!constant && allReduceSeconds(spec, group, size, other) != chosen)
+          linearized = true;
     }
     // The all-reduce time is affine in the buffer size for a fixed group:
     // a + s·L (probed at small and large L; two pieces if they differ).
@@ -151,15 +172,10 @@ Form CollectiveForms::compute(Collective kind, llvm::ArrayRef<unsigned> group,
     auto [a1, s1] = affine(1e9);
     llvm::SmallVector<LinearCost, 2> pieces;
     for (const LinearCost &b : distinct) {
-      LinearCost p = scaledCost(b, s0);
-      p.constant += a0;
-      pieces.push_back(std::move(p));
+      pieces.push_back(piece(b, a0, s0));
       if (std::fabs(a1 - a0) > 1e-12 * std::max(1.0, std::fabs(a0)) ||
-          std::fabs(s1 - s0) > 1e-9 * std::fabs(s0)) {
-        LinearCost q = scaledCost(b, s1);
-        q.constant += a1;
-        pieces.push_back(std::move(q));
-      }
+          std::fabs(s1 - s0) > 1e-9 * std::fabs(s0))
+        pieces.push_back(piece(b, a1, s1));
     }
     out.addMax(std::move(pieces));
     return out;
@@ -173,11 +189,8 @@ Form CollectiveForms::compute(Collective kind, llvm::ArrayRef<unsigned> group,
         unit.push_back({s, d, 1.0});
       double beta = roundBandwidthSeconds(spec, unit);
       double lat = roundSeconds(spec, unit) - beta;
-      for (const LinearCost &b : distinct) {
-        LinearCost p = scaledCost(b, (n - 1) * beta);
-        p.constant += (n - 1) * lat;
-        pieces.push_back(std::move(p));
-      }
+      for (const LinearCost &b : distinct)
+        pieces.push_back(piece(b, (n - 1) * lat, (n - 1) * beta));
     } else {
       LinearCost total;
       for (const LinearCost &b : bytes)
@@ -193,7 +206,7 @@ Form CollectiveForms::compute(Collective kind, llvm::ArrayRef<unsigned> group,
       for (auto [s, d] : ring)
         ringLatency = std::max(ringLatency, linkLatency(spec, s, d));
       for (LinearCost &p : roundPieces(ring, linkBytes, unused)) {
-        p.constant += (n - 1) * ringLatency;
+        p.constant += (n - 1) * ringLatency / scale;
         pieces.push_back(std::move(p));
       }
     }

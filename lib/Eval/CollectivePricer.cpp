@@ -1,6 +1,7 @@
 //===- CollectivePricer.cpp - Collective times for the evaluator ----------===//
 
 #include "weft/Eval/CollectivePricer.h"
+#include "llvm/ADT/SmallVector.h"
 #include <algorithm>
 #include <cstring>
 
@@ -20,6 +21,7 @@ double CollectivePricer::seconds(Collective kind,
   int tag[] = {int(kind), int(variant.algo), int(variant.bestAllReduce),
                int(variant.uneven)};
   put(tag, sizeof(tag));
+  put(&variant.bucketBytes, sizeof(double));
   put(group.data(), group.size() * sizeof(unsigned));
   put(bytes.data(), bytes.size() * sizeof(double));
   auto [it, inserted] = memo.try_emplace(key, 0);
@@ -35,6 +37,15 @@ double CollectivePricer::compute(Collective kind,
   double largest = *std::max_element(bytes.begin(), bytes.end());
   if (largest <= 0)
     return 0;
+  // Bucketed: this contribution's share of a full bucket's collective.
+  if (double k = bucketScale(variant, largest); k > 1) {
+    llvm::SmallVector<double, 8> filled;
+    for (double b : bytes)
+      filled.push_back(b * k);
+    CollectiveVariant whole = variant;
+    whole.bucketBytes = 0;
+    return compute(kind, group, filled, whole) / k;
+  }
   // A measured time when every member is of one type and the DB has it.
   if (db) {
     llvm::StringRef type = spec.typeOf(group[0]).name;
@@ -48,9 +59,8 @@ double CollectivePricer::compute(Collective kind,
   switch (kind) {
   case Collective::AllReduce:
     if (variant.bestAllReduce)
-      return std::min(
-          allReduceSeconds(spec, group, largest, AllReduceAlgo::Ring),
-          allReduceSeconds(spec, group, largest, AllReduceAlgo::Hierarchical));
+      return allReduceSeconds(spec, group, largest,
+                              fastestAllReduce(spec, group, largest));
     return allReduceSeconds(spec, group, largest, variant.algo);
   case Collective::AllGather:
     return allGatherSeconds(spec, group, bytes, variant.uneven, options);

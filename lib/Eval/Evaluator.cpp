@@ -248,10 +248,19 @@ llvm::Error PlanEvaluator::run(mlir::func::FuncOp func) {
   return llvm::Error::success();
 }
 
+EvalOptions weft::optionsFor(mlir::ModuleOp module,
+                             const EvalOptions &options) {
+  EvalOptions out = options;
+  out.gradientBucketBytes = double(spmd::SpmdDialect::getGradientBucketBytes(
+      module, int64_t(options.gradientBucketBytes)));
+  return out;
+}
+
 llvm::Expected<PlanEstimate> eval::evaluate(mlir::ModuleOp module,
                                             const ClusterSpec &spec,
-                                            const EvalOptions &options,
+                                            const EvalOptions &planOptions,
                                             StepEvents *events) {
+  EvalOptions options = optionsFor(module, planOptions);
   auto layout = MeshLayout::get(module, spec, options.foldDevices);
   if (!layout)
     return layout.takeError();

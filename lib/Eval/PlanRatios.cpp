@@ -133,35 +133,40 @@ weft::ratio::selectCollectives(mlir::ModuleOp plan, const ClusterSpec &spec,
         !llvm::isa<spmd::ParameterOp, spmd::LocalOp, spmd::SendOp,
                    spmd::RecvOp>(op))
       relayouts.push_back(&op);
-  // Price every collective once with each variant: two evaluations.
+  // Price every collective once with each variant: three evaluations
+  // (variant k: all_reduce kAlgorithms[k]; all_gather padded, grouped,
+  // padded).
+  static constexpr spmd::AllReduceAlgorithm kAlgorithms[] = {
+      spmd::AllReduceAlgorithm::Ring, spmd::AllReduceAlgorithm::Hierarchical,
+      spmd::AllReduceAlgorithm::Tree};
   auto priceWith =
-      [&](bool second) -> llvm::Expected<std::vector<CollectiveEstimate>> {
+      [&](unsigned k) -> llvm::Expected<std::vector<CollectiveEstimate>> {
     mlir::OwningOpRef<mlir::ModuleOp> copy(plan.clone());
     auto *f = planFunction(*copy);
-    mlir::Builder b(plan.getContext());
     for (mlir::Operation &op : f->getRegion(0).front()) {
       if (auto gather = llvm::dyn_cast<spmd::AllGatherOp>(op))
-        gather.setMode(second ? spmd::GatherMode::Grouped
+        gather.setMode(k == 1 ? spmd::GatherMode::Grouped
                               : spmd::GatherMode::Padded);
       if (auto reduce = llvm::dyn_cast<spmd::AllReduceOp>(op))
-        reduce.setAlgorithm(second ? spmd::AllReduceAlgorithm::Hierarchical
-                                   : spmd::AllReduceAlgorithm::Ring);
+        reduce.setAlgorithm(kAlgorithms[k]);
     }
     auto estimate = evaluatePlan(*copy, spec, options);
     if (!estimate)
       return estimate.takeError();
     return std::move(estimate->collectives);
   };
-  auto first = priceWith(false);
-  if (!first)
-    return first.takeError();
-  auto second = priceWith(true);
-  if (!second)
-    return second.takeError();
-  if (first->size() != relayouts.size() || second->size() != relayouts.size())
-    return makeError(ExitInternal,
-                     "the evaluator recorded {0} collectives, the plan has {1}",
-                     first->size(), relayouts.size());
+  std::vector<std::vector<CollectiveEstimate>> priced;
+  for (unsigned k = 0; k < 3; ++k) {
+    auto estimates = priceWith(k);
+    if (!estimates)
+      return estimates.takeError();
+    if (estimates->size() != relayouts.size())
+      return makeError(
+          ExitInternal,
+          "the evaluator recorded {0} collectives, the plan has {1}",
+          estimates->size(), relayouts.size());
+    priced.push_back(std::move(*estimates));
+  }
   SelectResult result;
   for (auto [i, op] : llvm::enumerate(relayouts)) {
     auto gather = llvm::dyn_cast<spmd::AllGatherOp>(op);
@@ -169,25 +174,27 @@ weft::ratio::selectCollectives(mlir::ModuleOp plan, const ClusterSpec &spec,
     if (!gather && !reduce)
       continue;
     ++result.considered;
-    // Variant 0 (padded, ring) or 1 (grouped, hierarchical).
-    bool now = gather ? gather.getMode() == spmd::GatherMode::Grouped
-                      : reduce.getAlgorithm() ==
-                            spmd::AllReduceAlgorithm::Hierarchical;
-    double ta = (*first)[i].forwardSeconds + (*first)[i].dualSeconds;
-    double tb = (*second)[i].forwardSeconds + (*second)[i].dualSeconds;
-    bool pick = now;
-    if (tb < ta * (1 - 1e-12))
-      pick = true;
-    else if (ta < tb * (1 - 1e-12))
-      pick = false;
+    auto timeOf = [&](unsigned k) {
+      return priced[k][i].forwardSeconds + priced[k][i].dualSeconds;
+    };
+    // The current variant, kept unless another is strictly faster.
+    unsigned now = 0, count = gather ? 2 : 3;
+    if (gather)
+      now = gather.getMode() == spmd::GatherMode::Grouped ? 1 : 0;
+    else
+      now = unsigned(llvm::find(kAlgorithms, reduce.getAlgorithm()) -
+                     std::begin(kAlgorithms));
+    unsigned pick = now;
+    for (unsigned k = 0; k < count; ++k)
+      if (timeOf(k) < timeOf(pick) * (1 - 1e-12))
+        pick = k;
     if (pick == now)
       continue;
     if (gather)
-      gather.setMode(pick ? spmd::GatherMode::Grouped
-                          : spmd::GatherMode::Padded);
+      gather.setMode(pick == 1 ? spmd::GatherMode::Grouped
+                               : spmd::GatherMode::Padded);
     else
-      reduce.setAlgorithm(pick ? spmd::AllReduceAlgorithm::Hierarchical
-                               : spmd::AllReduceAlgorithm::Ring);
+      reduce.setAlgorithm(kAlgorithms[pick]);
     ++result.changed;
   }
   return result;

@@ -11,11 +11,19 @@ CollectiveVariant eval::variantOf(mlir::Operation *op) {
     variant.uneven = gather.getMode() == spmd::GatherMode::Grouped
                          ? UnevenVariant::Grouped
                          : UnevenVariant::Padded;
-  if (auto reduce = llvm::dyn_cast<spmd::AllReduceOp>(op))
-    variant.algo =
-        reduce.getAlgorithm() == spmd::AllReduceAlgorithm::Hierarchical
-            ? AllReduceAlgo::Hierarchical
-            : AllReduceAlgo::Ring;
+  if (auto reduce = llvm::dyn_cast<spmd::AllReduceOp>(op)) {
+    switch (reduce.getAlgorithm()) {
+    case spmd::AllReduceAlgorithm::Ring:
+      variant.algo = AllReduceAlgo::Ring;
+      break;
+    case spmd::AllReduceAlgorithm::Hierarchical:
+      variant.algo = AllReduceAlgo::Hierarchical;
+      break;
+    case spmd::AllReduceAlgorithm::Tree:
+      variant.algo = AllReduceAlgo::Tree;
+      break;
+    }
+  }
   return variant;
 }
 

@@ -645,7 +645,8 @@ llvm::Expected<Ratios> weft::ratio::planRatios(mlir::ModuleOp plan) {
 
 llvm::Expected<RatioProblem>
 weft::ratio::ratioProblemFromPlan(mlir::ModuleOp plan, const ClusterSpec &spec,
-                                  const EvalOptions &options) {
+                                  const EvalOptions &planOptions) {
+  EvalOptions options = optionsFor(plan, planOptions);
   auto segs = analyzeSegments(plan);
   if (!segs)
     return segs.takeError();

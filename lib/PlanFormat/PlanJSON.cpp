@@ -181,6 +181,10 @@ llvm::json::Value weft::planToJSON(mlir::ModuleOp plan,
   int64_t micro = SpmdDialect::getMicroBatches(plan);
   root["micro_batches"] = micro;
   root["micro_batch"] = context.globalBatch / micro;
+  // The gradient sync's bucket size: the plan's, else the default the
+  // evaluator and the emitted program use.
+  root["gradient_bucket_bytes"] = SpmdDialect::getGradientBucketBytes(
+      plan, int64_t(EvalOptions().gradientBucketBytes));
   root["mesh"] = devicesAndClasses(layout, layout.mesh());
   root["segments"] = segmentsOf(plan);
 

@@ -457,6 +457,8 @@ llvm::Expected<mlir::OwningOpRef<mlir::ModuleOp>> Builder::run() {
   // Gradient accumulation: the graph is one micro-batch of a step.
   if (auto micro = graph->getAttr(SpmdDialect::kMicroBatchesAttr))
     plan->getOperation()->setAttr(SpmdDialect::kMicroBatchesAttr, micro);
+  if (auto bucket = graph->getAttr(SpmdDialect::kGradientBucketAttr))
+    plan->getOperation()->setAttr(SpmdDialect::kGradientBucketAttr, bucket);
   b.setInsertionPointToEnd(plan->getBody());
   auto func = b.create<mlir::func::FuncOp>(main.getLoc(), "main",
                                            main.getFunctionType());

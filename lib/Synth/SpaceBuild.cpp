@@ -640,7 +640,7 @@ SearchSpace::build(mlir::ModuleOp graph, const ClusterSpec &spec,
                  llvm::DenseMap<mlir::Value, unsigned>(),
                  std::map<int64_t, int64_t>()};
   space->impl_->spec = &spec;
-  space->impl_->eval = eval;
+  space->impl_->eval = optionsFor(graph, eval);
   mlir::func::FuncOp func;
   for (auto f : graph.getOps<mlir::func::FuncOp>())
     if (!f.isExternal() && (!func || f.getName() == "main"))

@@ -120,9 +120,11 @@ StorageOption SearchSpace::priceStorage(const ValueInfo &v,
     o.committed.push_back(deviceMemory(c, eval.dtype, eval.optimizer).total());
     CollectiveVariant best;
     best.bestAllReduce = true;
+    CollectiveVariant bucketed = best;
+    bucketed.bucketBytes = eval.gradientBucketBytes;
     double sync = impl_->priceAlong(
         cost.dual->gradientSync, storedId, rep,
-        [&](unsigned d) { return cost.syncBytes(elementsOf(d)); }, best);
+        [&](unsigned d) { return cost.syncBytes(elementsOf(d)); }, bucketed);
     // Gradient accumulation: costs are per micro-batch, so what runs once
     // per step (a sync of whole gradients, the optimizer) counts 1/m.
     o.sync.push_back(cost.syncOncePerStep() ? sync / microBatches_ : sync);

@@ -5,6 +5,7 @@
 #include "PlanCache.h"
 #include "PlanOutput.h"
 #include "Spmd/IR/SpmdDialect.h"
+#include "mlir/IR/Builders.h"
 #include "weft/Baselines/Baselines.h"
 #include "weft/Emit/StepPicture.h"
 #include "weft/Support/Error.h"
@@ -14,6 +15,7 @@
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/Path.h"
+#include <cmath>
 
 using namespace weft;
 namespace cl = llvm::cl;
@@ -88,9 +90,28 @@ SynthFlags::SynthFlags(cl::OptionCategory &category)
             cl::desc("Every integer shard size a multiple of N (on top of "
                      "reshape alignments)"),
             cl::value_desc("N"), cl::init(1), cl::cat(category)),
+      bucketMb("bucket-mb",
+               cl::desc("Gradient sync in buckets of N MiB (default 25, "
+                        "PyTorch DDP's): the plan's spmd.gradient_bucket_"
+                        "bytes, priced and run as one all-reduce per bucket; "
+                        "0: one collective per parameter tensor"),
+               cl::value_desc("N"), cl::init(25), cl::cat(category)),
       dumpDir("dump-dir",
               cl::desc("Write the IR between synthesis stages to DIR"),
               cl::value_desc("DIR"), cl::cat(category)) {}
+
+llvm::Error weft::applyBucketFlag(const SynthFlags &flags,
+                                  mlir::ModuleOp graph) {
+  if (!flags.bucketMb.getNumOccurrences())
+    return llvm::Error::success();
+  if (!(flags.bucketMb >= 0))
+    return badInput("--bucket-mb must be 0 or more, got {0}",
+                    flags.bucketMb.getValue());
+  auto bytes = int64_t(std::llround(flags.bucketMb * 1024 * 1024));
+  graph->setAttr(spmd::SpmdDialect::kGradientBucketAttr,
+                 mlir::Builder(graph.getContext()).getI64IntegerAttr(bytes));
+  return llvm::Error::success();
+}
 
 static llvm::Expected<SynthOptions> toOptions(const SynthFlags &flags,
                                               const EvalOptions &eval) {

@@ -25,11 +25,16 @@ struct SynthFlags {
   explicit SynthFlags(llvm::cl::OptionCategory &category);
   llvm::cl::opt<std::string> heuristic, recompute, microBatches;
   llvm::cl::opt<bool> noMemo, fixedRatios, explain, noCache;
-  llvm::cl::opt<double> timeLimit, searchMemory, minRatioMove;
+  llvm::cl::opt<double> timeLimit, searchMemory, minRatioMove, bucketMb;
   llvm::cl::opt<uint64_t> maxExpansions;
   llvm::cl::opt<int64_t> align;
   llvm::cl::opt<std::string> dumpDir;
 };
+
+/// With --bucket-mb, sets `graph`'s `spmd.gradient_bucket_bytes` (plans
+/// built from it keep it; the evaluator, the search and the emitted program
+/// read it). Errors (exit 1): a negative size.
+llvm::Error applyBucketFlag(const SynthFlags &flags, mlir::ModuleOp graph);
 
 /// What the driver needs from weftc.
 struct SynthInputs {

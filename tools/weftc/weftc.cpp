@@ -211,6 +211,8 @@ int run(Options &opts) {
   auto module = importOnnxFile(context, opts.model, *io, &report);
   if (!module)
     return reportError("weftc", module.takeError());
+  if (auto err = applyBucketFlag(opts.synth, **module))
+    return reportError("weftc", std::move(err));
   ModelSummary summary = summarizeModel(**module);
   std::optional<ClusterView> view;
   if (spec)
@@ -315,6 +317,8 @@ int run(Options &opts) {
         micro = std::move(*imported);
         (*micro)->setAttr(spmd::SpmdDialect::kMicroBatchesAttr,
                           mlir::Builder(&context).getI64IntegerAttr(m));
+        if (auto err = applyBucketFlag(opts.synth, *micro))
+          return err;
       }
       mlir::ModuleOp graph = m > 1 ? *micro : **module;
       SynthInputs inputs{graph,

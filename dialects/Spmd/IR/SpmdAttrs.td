@@ -65,7 +65,8 @@ def Spmd_GatherModeAttr
 def Spmd_AllReduceAlgorithm : I32EnumAttr<"AllReduceAlgorithm",
     "the algorithm of an all-reduce", [
       I32EnumAttrCase<"Ring", 0, "ring">,
-      I32EnumAttrCase<"Hierarchical", 1, "hierarchical">]> {
+      I32EnumAttrCase<"Hierarchical", 1, "hierarchical">,
+      I32EnumAttrCase<"Tree", 2, "tree">]> {
   let cppNamespace = "::weft::spmd";
   let genSpecializedAttr = 0;
 }
@@ -75,10 +76,16 @@ def Spmd_AllReduceAlgorithmAttr
   let assemblyFormat = "`<` $value `>`";
   let summary = "the algorithm of an all-reduce";
   let description = [{
-    `ring` (one ring over all devices of the axis) or `hierarchical`
-    (reduce inside nodes, all-reduce across them, broadcast back).
+    `ring` (one ring over all devices of the axis: 2(n − 1) latency
+    steps), `hierarchical` (reduce inside nodes, all-reduce across them,
+    broadcast back) or `tree` (NCCL's double binary tree: a chain inside
+    each node, two complementary binary trees across nodes, each carrying
+    half the buffer, reduced up and broadcast down: log2(nodes) latency
+    steps each way, about the buffer through each NIC each way). The cost
+    model prices each (docs/CostModel.md); on gloo (CPU) the emitted program
+    runs gloo's own all-reduce for all three.
 
-    Example: `#spmd.algorithm<hierarchical>`
+    Example: `#spmd.algorithm<tree>`
   }];
 }
 

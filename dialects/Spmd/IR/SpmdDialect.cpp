@@ -78,6 +78,11 @@ int64_t SpmdDialect::getMicroBatches(Operation *module) {
   return v && v.getInt() > 0 ? v.getInt() : 1;
 }
 
+int64_t SpmdDialect::getGradientBucketBytes(Operation *module, int64_t absent) {
+  auto v = module->getAttrOfType<IntegerAttr>(kGradientBucketAttr);
+  return v && v.getInt() >= 0 ? v.getInt() : absent;
+}
+
 LogicalResult SpmdDialect::verifyOperationAttribute(Operation *op,
                                                     NamedAttribute attr) {
   StringRef name = attr.getName().getValue();
@@ -101,6 +106,12 @@ LogicalResult SpmdDialect::verifyOperationAttribute(Operation *op,
     auto v = attr.getValue().dyn_cast<IntegerAttr>();
     if (!v || !v.getType().isInteger(64) || v.getInt() < 1)
       return op->emitError() << "'" << name << "' must be a positive i64";
+    return success();
+  }
+  if (name == kGradientBucketAttr) {
+    auto v = attr.getValue().dyn_cast<IntegerAttr>();
+    if (!v || !v.getType().isInteger(64) || v.getInt() < 0)
+      return op->emitError() << "'" << name << "' must be a non-negative i64";
     return success();
   }
   if (name == kMeshAttr) {

@@ -123,8 +123,9 @@ def Spmd_ReduceScatterOp
 def Spmd_AllReduceOp : Spmd_RelayoutOp<"all_reduce", "`sum` or `max`", "`id`"> {
   let summary = "combine partial values on every device";
   let description = baseDescription # [{
-    `algorithm` is `ring` (one ring over all devices of the axis) or
-    `hierarchical` (inside nodes, then across). A `max` all-reduce is only a
+    `algorithm` is `ring` (one ring over all devices of the axis),
+    `hierarchical` (inside nodes, then across) or `tree` (binary trees
+    across nodes, latency growing with log2 of the node count). A `max` all-reduce is only a
     softmax's stability shift and has no dual (stop-gradient); a `sum`
     all-reduce's dual is a `sum` all-reduce.
 

@@ -36,7 +36,7 @@ def SelectCollectives : Pass<"spmd-select-collectives", "::mlir::ModuleOp"> {
   let summary = "choose each collective's variant at the current ratios";
   let description = [{
     For every `spmd.all_gather` (`mode` padded | grouped) and
-    `spmd.all_reduce` (`algorithm` ring | hierarchical), keeps the variant
+    `spmd.all_reduce` (`algorithm` ring | hierarchical | tree), keeps the variant
     whose forward + dual time (max over devices, as the evaluator prices it)
     is smaller at the plan's current ratios. The choice is separable per
     collective (docs/Design.md §4); ties keep the current variant.

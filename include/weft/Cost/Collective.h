@@ -27,6 +27,11 @@ enum class AllReduceAlgo {
   /// Reduce-scatter inside each node, all-reduce across nodes (one ring per
   /// local rank, all at once), all-gather inside each node.
   Hierarchical,
+  /// NCCL's double binary tree: a chain inside each node into its first
+  /// member, two complementary binary trees over the nodes' first members
+  /// (each carrying half the buffer); reduce up, then broadcast down.
+  /// Latency grows with log2 of the node count, not with the group size.
+  Tree,
 };
 
 /// How an all-gather or reduce-scatter of uneven shards is run.
@@ -53,6 +58,11 @@ double pointToPointSeconds(const ClusterSpec &spec, unsigned src, unsigned dst,
 /// All-reduce of `bytes` (the full buffer on every device).
 double allReduceSeconds(const ClusterSpec &spec, DeviceGroup group,
                         double bytes, AllReduceAlgo algo = AllReduceAlgo::Ring);
+
+/// The cheapest algorithm for an all-reduce of `bytes` on `group` (ring on
+/// ties, then hierarchical).
+AllReduceAlgo fastestAllReduce(const ClusterSpec &spec, DeviceGroup group,
+                               double bytes);
 
 /// All-gather where device group[i] contributes `shardBytes[i]` and ends up
 /// with all shards.

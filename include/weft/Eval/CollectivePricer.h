@@ -22,11 +22,27 @@ namespace weft {
 /// How a collective runs: the ops' `algorithm` and `mode` attributes.
 struct CollectiveVariant {
   AllReduceAlgo algo = AllReduceAlgo::Ring;
-  /// Take the faster of ring and hierarchical (gradient sync: no op in the
-  /// program chooses it).
+  /// Take the fastest of ring, hierarchical and tree (gradient sync: no op
+  /// in the program chooses it).
   bool bestAllReduce = false;
   UnevenVariant uneven = UnevenVariant::Padded;
+  /// Gradient sync in buckets of this many bytes (0: one collective per
+  /// tensor). A contribution smaller than a bucket pays its share of one
+  /// bucket's collective: bytes / bucket × the time of the collective with
+  /// every member's bytes scaled up to fill the bucket; a larger one is
+  /// priced as it is (docs/CostModel.md "Gradient buckets").
+  double bucketBytes = 0;
 };
+
+/// The factor a bucketed collective's member bytes are scaled up by to fill
+/// one bucket (its time is divided by it); 1 when not bucketed or when the
+/// largest contribution fills a bucket.
+inline double bucketScale(const CollectiveVariant &variant, double largest) {
+  if (variant.bucketBytes <= 0 || largest <= 0 ||
+      largest >= variant.bucketBytes)
+    return 1;
+  return variant.bucketBytes / largest;
+}
 
 class CollectivePricer {
 public:

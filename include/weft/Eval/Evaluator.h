@@ -43,6 +43,12 @@ struct EvalOptions {
   /// ZeRO-3: keep the gathered parameters from the forward pass for the
   /// backward pass (memory) instead of gathering them again (time).
   bool keepGatheredParameters = false;
+  /// Gradient sync in buckets of this many bytes (PyTorch DDP's default,
+  /// 25 MiB): the syncs of parameters sharing a collective and a group run
+  /// as one collective per bucket, in backward order (docs/CostModel.md
+  /// "Gradient buckets"; the emitted program buckets the same way). 0: one
+  /// collective per parameter tensor.
+  double gradientBucketBytes = 25.0 * 1024 * 1024;
   /// Fraction of device memory kept back (allocator, workspace, context).
   double reservedMemoryFraction = 0.1;
   CollectiveOptions collectives;
@@ -168,6 +174,11 @@ struct PlanEstimate {
 llvm::Expected<PlanEstimate> evaluatePlan(mlir::ModuleOp module,
                                           const ClusterSpec &spec,
                                           const EvalOptions &options = {});
+
+/// `options` with what `module` (a plan, or a graph plans are built from)
+/// says of how it runs: its `spmd.gradient_bucket_bytes` when it has one.
+/// The evaluator, the plan's ratio problem and the search price with these.
+EvalOptions optionsFor(mlir::ModuleOp module, const EvalOptions &options);
 
 /// The estimate as JSON (seconds, bytes; every figure marked an estimate).
 llvm::json::Value toJSON(const PlanEstimate &estimate);

@@ -55,10 +55,10 @@ struct SelectResult {
 };
 
 /// Per collective, at the plan's current ratios: all_gather `mode`
-/// (padded | grouped) and all_reduce `algorithm` (ring | hierarchical), the
-/// one whose forward + dual time (max over devices, evaluator) is smaller;
-/// ties keep the current choice. Separable: each collective's time depends
-/// only on its own variant.
+/// (padded | grouped) and all_reduce `algorithm` (ring | hierarchical |
+/// tree), the one whose forward + dual time (max over devices, evaluator) is
+/// smaller; ties keep the current choice. Separable: each collective's time
+/// depends only on its own variant.
 llvm::Expected<SelectResult> selectCollectives(mlir::ModuleOp plan,
                                                const ClusterSpec &spec,
                                                const EvalOptions &options);

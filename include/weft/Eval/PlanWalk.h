@@ -203,10 +203,12 @@ private:
       zero3Values.insert(v);
     CollectiveVariant best;
     best.bestAllReduce = true;
+    CollectiveVariant bucketed = best;
+    bucketed.bucketBytes = options.gradientBucketBytes;
     Times sync(n);
     priceAlong(
         cost.dual->gradientSync, idAxes,
-        [&](unsigned d) { return dom.syncBytes(elements[d], cost); }, best,
+        [&](unsigned d) { return dom.syncBytes(elements[d], cost); }, bucketed,
         sync);
     bool once = cost.syncOncePerStep();
     dom.adjustSync(sync, once);

@@ -39,6 +39,41 @@ TEST(Collective, HierarchicalAllReduce) {
   EXPECT_NEAR(allReduceSeconds(spec, firstDevices(8), 1e9), 0.14007, 1e-9);
 }
 
+TEST(Collective, TreeAllReduce) {
+  // 8 nodes x 4 devices; intra 100 GB/s 2 us; NIC 12.5 GB/s 5 us; 1 MB.
+  // Latency: a chain of 3 intra hops (6 us) and floor(log2 8) = 3 tree
+  // hops (15 us). Bandwidth of the reduce half: every non-root leader
+  // sends 0.5 MB up each of the two trees, 1 MB through its NIC:
+  // 1e6 / 12.5e9 = 8e-5 (the chain's 1e6 / 1e11 is less). Reduce and
+  // broadcast: 2 * (21e-6 + 8e-5) = 2.02e-4 s.
+  ClusterSpec spec = uniformCluster(8, 4, 100, 5, 100, 2);
+  std::vector<unsigned> group = firstDevices(32);
+  EXPECT_NEAR(allReduceSeconds(spec, group, 1e6, AllReduceAlgo::Tree), 2.02e-4,
+              1e-12);
+  // Ring: 62 * (5e-6 + 31250 / 12.5e9) = 4.65e-4. Hierarchical: intra
+  // 2 * 3 * (2e-6 + 2.5e5 / 1e11) = 2.7e-5, inter 14 * (5e-6 + 1.25e5 /
+  // 12.5e9) = 2.1e-4: 2.37e-4. The tree is fastest at 1 MB ...
+  EXPECT_NEAR(allReduceSeconds(spec, group, 1e6), 4.65e-4, 1e-12);
+  EXPECT_NEAR(allReduceSeconds(spec, group, 1e6, AllReduceAlgo::Hierarchical),
+              2.37e-4, 1e-12);
+  EXPECT_EQ(fastestAllReduce(spec, group, 1e6), AllReduceAlgo::Tree);
+  // ... and at 1 GB its bandwidth term (2 * 1e9 / 12.5e9 = 0.16 s) loses
+  // to the hierarchical one's (0.015012 + 0.14007 = 0.155082 s).
+  EXPECT_NEAR(allReduceSeconds(spec, group, 1e9, AllReduceAlgo::Tree), 0.160042,
+              1e-9);
+  EXPECT_EQ(fastestAllReduce(spec, group, 1e9), AllReduceAlgo::Hierarchical);
+  // Inside one node the tree is a chain, never faster than the ring.
+  ClusterSpec node = uniformCluster(1, 8, 100, 5, 100, 2);
+  EXPECT_EQ(fastestAllReduce(node, firstDevices(8), 1e6), AllReduceAlgo::Ring);
+  // Its latency grows with log2 of the nodes: 512 single-device nodes at
+  // 5 us pay 2 * 9 hops, the ring 2 * 511.
+  ClusterSpec wide = uniformCluster(512, 1, 100, 5);
+  EXPECT_NEAR(allReduceSeconds(wide, firstDevices(512), 1, AllReduceAlgo::Tree),
+              2 * 9 * 5e-6, 1e-9);
+  EXPECT_NEAR(allReduceSeconds(wide, firstDevices(512), 1), 2 * 511 * 5e-6,
+              1e-9);
+}
+
 TEST(Collective, PaddedVersusGroupedAllGather) {
   ClusterSpec spec = uniformCluster(4, 1, 100, 5);
   std::vector<unsigned> group = firstDevices(4);

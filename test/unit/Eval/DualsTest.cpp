@@ -125,7 +125,16 @@ std::string parameterPlan(llvm::StringRef strategy, llvm::StringRef dist,
 })";
 }
 
-PlanEstimate evaluate(const std::string &text, EvalOptions options = {}) {
+/// The figures below are worked out one collective per gradient tensor
+/// (gradient buckets: EvaluatorTest.GradientSyncInBuckets).
+EvalOptions perTensor() {
+  EvalOptions options;
+  options.gradientBucketBytes = 0;
+  return options;
+}
+
+PlanEstimate evaluate(const std::string &text,
+                      EvalOptions options = perTensor()) {
   mlir::MLIRContext ctx;
   auto module = parsePlan(ctx, text);
   if (!module)
@@ -196,7 +205,7 @@ TEST(StrategyMemoryTest, Zero3StoresShardAndRegathers) {
   EXPECT_NEAR(e.steps[0].dualSeconds, 2 * shard, 1e-12);
 
   // Keeping the gathered copy trades the backward gather for memory.
-  EvalOptions keep;
+  EvalOptions keep = perTensor();
   keep.keepGatheredParameters = true;
   PlanEstimate k = evaluate(plan, keep);
   EXPECT_NEAR(k.commSeconds, 2 * shard, 1e-12);

@@ -8,6 +8,7 @@
 
 #include "weft/Eval/Evaluator.h"
 #include "EvalTestUtil.h"
+#include "mlir/IR/Builders.h"
 
 using namespace weft;
 using namespace weft::test;
@@ -63,11 +64,17 @@ constexpr double kCompute = 7.6263648e-6;
 // Communication (α = 10 us between nodes, 1e9 B/s NICs; a 2-device ring
 // all-reduce of L bytes is 2 rounds of L/2: 2·(1e-5 + L/2/1e9)):
 //   fc1.weight gradient, L = 1024·256·4 = 1,048,576 B: 2·(1e-5 + 5.24288e-4)
-//     = 1.068576e-3 s, charged to step 1
+//     = 1.068576e-3 s one tensor at a time, charged to step 1
 //   fc2.weight gradient, L = 10,240 B: 2·(1e-5 + 5.12e-6) = 3.024e-5 s,
 //     charged to step 3
 //   loss all_reduce, L = 4 B, and its dual: 2 · 2·(1e-5 + 2e-9) = 4.0008e-5 s
-constexpr double kSyncW1 = 1.068576e-3, kSyncW2 = 3.024e-5, kLoss = 4.0008e-5;
+constexpr double kSyncW1PerTensor = 1.068576e-3, kSyncW2PerTensor = 3.024e-5,
+                 kLoss = 4.0008e-5;
+// In buckets of S = 25 MiB = 26,214,400 B (the default) a gradient pays
+// L/S of a bucket's 2e-5 s latency and all its bandwidth term L/1e9:
+//   fc1: 0.04 · 2e-5 + 1.048576e-3 = 1.049376e-3 s
+//   fc2: 3.90625e-4 · 2e-5 + 1.024e-5 = 1.02478125e-5 s
+constexpr double kSyncW1 = 1.049376e-3, kSyncW2 = 1.02478125e-5;
 // Optimizer (Adam, fp32): 264,704 parameters on every device, 12 FLOP each
 // = 3,176,448 FLOP; the slow device takes 3,176,448 / 5e12 = 6.352896e-7 s
 // (28 B per parameter at 1e15 B/s is far less).
@@ -111,6 +118,47 @@ TEST(EvaluatorTest, TwoLayerMlpStepTimeByHand) {
 //   1,355,648 B;
 //   largest transient: the 48x256 activation, 49,152 B.
 //   Peak = 1,058,816·2 + 2,117,632 + 1,355,648 + 49,152 = 5,640,064 B.
+// Gradient buckets (docs/CostModel.md "Gradient buckets"): 0 prices one
+// collective per tensor; a gradient larger than a bucket pays a whole
+// collective; the bandwidth terms are the same whatever the bucket.
+TEST(EvaluatorTest, GradientSyncInBuckets) {
+  mlir::MLIRContext ctx;
+  auto module = parsePlan(ctx, mlpPlan());
+  ASSERT_TRUE(module);
+  ClusterSpec spec = toyCluster();
+  auto syncOf = [&](double bucketBytes) {
+    EvalOptions options;
+    options.gradientBucketBytes = bucketBytes;
+    auto e = evaluatePlan(*module, spec, options);
+    EXPECT_TRUE(bool(e)) << llvm::toString(e.takeError());
+    return std::make_pair(e->steps[0].gradientSyncSeconds,
+                          e->steps[2].gradientSyncSeconds);
+  };
+  auto [perTensor1, perTensor2] = syncOf(0);
+  EXPECT_NEAR(perTensor1, kSyncW1PerTensor, 1e-12);
+  EXPECT_NEAR(perTensor2, kSyncW2PerTensor, 1e-13);
+  auto [bucketed1, bucketed2] = syncOf(25.0 * 1024 * 1024);
+  EXPECT_NEAR(bucketed1, kSyncW1, 1e-12);
+  EXPECT_NEAR(bucketed2, kSyncW2, 1e-13);
+  // Two latencies (2 · 2e-5 s) per tensor become a share of one.
+  double latencies = perTensor1 + perTensor2 - bucketed1 - bucketed2;
+  EXPECT_NEAR(latencies, 2 * 2e-5 - (0.04 + 3.90625e-4) * 2e-5, 1e-15);
+  // Bytes conserved: what is left once each latency share is taken off is
+  // the bandwidth term, the same (L/1e9) in both.
+  EXPECT_NEAR(bucketed1 - 0.04 * 2e-5, perTensor1 - 2e-5, 1e-15);
+  // A 512 KiB bucket: fc1 (1 MiB) is its own collective, priced as before;
+  // fc2 pays 10,240 / 524,288 of a latency.
+  auto [small1, small2] = syncOf(512 * 1024);
+  EXPECT_NEAR(small1, kSyncW1PerTensor, 1e-12);
+  EXPECT_NEAR(small2, 10240.0 / 524288 * 2e-5 + 1.024e-5, 1e-13);
+  // The plan's spmd.gradient_bucket_bytes wins over the option.
+  (*module)->setAttr(spmd::SpmdDialect::kGradientBucketAttr,
+                     mlir::Builder(&ctx).getI64IntegerAttr(0));
+  auto [fromPlan1, fromPlan2] = syncOf(25.0 * 1024 * 1024);
+  EXPECT_NEAR(fromPlan1, kSyncW1PerTensor, 1e-12);
+  EXPECT_NEAR(fromPlan2, kSyncW2PerTensor, 1e-13);
+}
+
 TEST(EvaluatorTest, TwoLayerMlpMemoryByHand) {
   mlir::MLIRContext ctx;
   auto module = parsePlan(ctx, mlpPlan());
@@ -320,18 +368,23 @@ TEST(EvaluatorTest, ClusterNodesCutIntoMeshNodes) {
   }
 })");
   ASSERT_TRUE(module);
-  auto estimate = evaluatePlan(*module, *spec);
+  EvalOptions perTensor;
+  perTensor.gradientBucketBytes = 0;
+  auto estimate = evaluatePlan(*module, *spec, perTensor);
   ASSERT_TRUE(bool(estimate)) << llvm::toString(estimate.takeError());
   ASSERT_EQ(estimate->memory.size(), 3u);
   EXPECT_EQ(estimate->memory[1].clusterDevice, 1u);
   EXPECT_EQ(estimate->memory[2].clusterDevice, 2u);
   EXPECT_EQ(estimate->memory[2].type, "Slow");
-  // The 4000 B gradient sync takes the faster of a ring (4 rounds of
-  // 4000/3 B, each 1e-5 + 1333/1e9 s = 4.5333e-5 s) and the hierarchical
-  // all-reduce: reduce-scatter and all-gather inside node a (1 round of
-  // 2000 B at 1e10 B/s each, no latency given: 2·2e-7 s) plus 2 rounds of
-  // 4000/2 B across the nodes (2·(1e-5 + 2e-6) s) = 2.44e-5 s.
-  EXPECT_NEAR(estimate->commSeconds, 2 * 2e-7 + 2 * (1e-5 + 2e-6), 1e-12);
+  // The 4000 B gradient sync (one tensor at a time) takes the fastest of
+  // a ring (4 rounds of 4000/3 B, each 1e-5 + 1333/1e9 s = 4.5333e-5 s),
+  // the hierarchical all-reduce (reduce-scatter and all-gather inside node
+  // a: 1 round of 2000 B at 1e10 B/s each, no latency given: 2·2e-7 s;
+  // plus 2 rounds of 4000/2 B across the nodes, 2·(1e-5 + 2e-6) s:
+  // 2.44e-5 s) and the tree: one tree hop (1e-5 s) and 2000 B each way
+  // through each NIC (2e-6 s; the chain's 4000 B at 1e10 B/s is less),
+  // reduced and broadcast: 2·(1e-5 + 2e-6) = 2.4e-5 s.
+  EXPECT_NEAR(estimate->commSeconds, 2 * (1e-5 + 2e-6), 1e-12);
 }
 
 } // namespace
