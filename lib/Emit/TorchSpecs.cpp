@@ -143,7 +143,30 @@ std::string inputName(mlir::ModuleOp graph, unsigned i) {
 
 } // namespace
 
+/// The graph program (--graph) must be the plan's model: its @main takes
+/// the plan's inputs, in order, with their global types.
+static llvm::Error checkGraphMatches(mlir::ModuleOp graph,
+                                     mlir::func::FuncOp main) {
+  auto graphMain = graph.lookupSymbol<mlir::func::FuncOp>("main");
+  if (!graphMain)
+    return badInput("the graph program has no func.func @main");
+  auto mine = main.getArgumentTypes(), theirs = graphMain.getArgumentTypes();
+  if (mine.size() != theirs.size())
+    return badInput("the graph program is not the plan's model: its @main "
+                    "takes {0} input(s), the plan's {1}",
+                    theirs.size(), mine.size());
+  for (auto [i, types] : llvm::enumerate(llvm::zip(mine, theirs)))
+    if (std::get<0>(types) != std::get<1>(types))
+      return badInput("the graph program is not the plan's model: input {0} "
+                      "is {1} there, {2} in the plan",
+                      i, std::get<1>(types), std::get<0>(types));
+  return llvm::Error::success();
+}
+
 llvm::Error TorchWriter::collectSpecs(mlir::func::FuncOp main) {
+  if (options.graph)
+    if (auto err = checkGraphMatches(options.graph, main))
+      return err;
   llvm::StringSet<> idents;
   for (mlir::BlockArgument arg : main.getArguments()) {
     auto type = arg.getType().dyn_cast<mlir::RankedTensorType>();
