@@ -2,6 +2,8 @@
 
 #include "weft/Analysis/GraphCostModel.h"
 #include "Graph/IR/GraphOps.h"
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/Support/raw_ostream.h"
 
 using namespace weft;
 namespace g = weft::graph;
@@ -35,7 +37,27 @@ OpCostTerms weft::costTermsOf(g::CostOpInterface op,
   terms.forward = {cls, cost.forwardFlops, cost.forwardBytes * scale};
   terms.backward = {cls, cost.backwardFlops, cost.backwardBytes * scale};
   terms.keptBytes = cost.keptBytes * scale;
+  terms.forward.key = opKey(op.getOperation(), shapes);
+  terms.backward.key = terms.forward.key;
+  terms.backward.backward = true;
   return terms;
+}
+
+std::string weft::opKey(mlir::Operation *op, const g::ShardShapes &shapes) {
+  std::string key;
+  llvm::raw_string_ostream os(key);
+  llvm::StringRef name = op->getName().getStringRef();
+  name.consume_front("graph.");
+  os << name << ' ';
+  auto print = [&](const g::TensorShape &t) {
+    os << '[';
+    llvm::interleave(t.dims, os, ",");
+    os << ']';
+  };
+  llvm::for_each(shapes.operands, print);
+  os << "->";
+  llvm::for_each(shapes.results, print);
+  return key;
 }
 
 ComputeEstimate weft::estimateStepCompute(mlir::ModuleOp module,

@@ -69,12 +69,46 @@ std::optional<double> ProfileDB::collectiveSeconds(llvm::StringRef device,
   return interpolate(std::move(points), bytes);
 }
 
+static std::string opIndexKey(llvm::StringRef device, DType dtype,
+                              llvm::StringRef key) {
+  return (device + "|" + toString(dtype) + "|" + key).str();
+}
+
+void ProfileDB::addOp(OpSample sample) {
+  std::string k = opIndexKey(sample.device, sample.dtype, sample.key);
+  auto [it, inserted] = opIndex.try_emplace(k, opSamples.size());
+  if (inserted)
+    opSamples.push_back(std::move(sample));
+  else
+    opSamples[it->second] = std::move(sample);
+}
+
+std::optional<double> ProfileDB::opSeconds(llvm::StringRef device, DType dtype,
+                                           const OpWork &work) const {
+  if (work.key.empty())
+    return std::nullopt;
+  auto it = opIndex.find(opIndexKey(device, dtype, work.key));
+  if (it == opIndex.end())
+    return std::nullopt;
+  const OpSample &s = opSamples[it->second];
+  return work.backward ? s.backwardSeconds : s.forwardSeconds;
+}
+
+double ProfileDB::opOverhead(llvm::StringRef device) const {
+  auto it = opOverheadSeconds.find(device);
+  return it == opOverheadSeconds.end() ? 0 : it->second;
+}
+
 OpTime weft::opTime(const DeviceType &type, DType dtype, const OpWork &work,
                     const ProfileDB *db) {
-  std::optional<double> measured;
-  if (db)
-    measured = db->kernelSeconds(type.name, dtype, work);
-  return opTime(type, dtype, work, measured);
+  if (!db)
+    return opTime(type, dtype, work, std::nullopt);
+  if (std::optional<double> op = db->opSeconds(type.name, dtype, work))
+    return opTime(type, dtype, work, op);
+  OpTime t =
+      opTime(type, dtype, work, db->kernelSeconds(type.name, dtype, work));
+  t.seconds += db->opOverhead(type.name);
+  return t;
 }
 
 //===----------------------------------------------------------------------===//
@@ -82,7 +116,7 @@ OpTime weft::opTime(const DeviceType &type, DType dtype, const OpWork &work,
 //===----------------------------------------------------------------------===//
 
 static constexpr llvm::StringLiteral kFormat = "weft-profile-db";
-static constexpr int64_t kVersion = 1;
+static constexpr int64_t kVersion = 2;
 
 namespace {
 /// Reads the fields of one JSON entry, remembering the first problem.
@@ -175,6 +209,43 @@ static llvm::Error readCollectives(const llvm::json::Array &array,
   return llvm::Error::success();
 }
 
+static llvm::Error readOps(const llvm::json::Array &array,
+                           llvm::StringRef fileName, ProfileDB &db) {
+  for (unsigned i = 0; i < array.size(); ++i) {
+    std::string where = llvm::formatv("{0}: ops[{1}]", fileName, i).str();
+    const llvm::json::Object *object = array[i].getAsObject();
+    if (!object)
+      return badInput("{0}: expected an object", where);
+    EntryReader r(*object, where);
+    OpSample o;
+    o.device = r.string("device");
+    o.key = r.string("key");
+    std::string dtype = r.string("dtype");
+    o.forwardSeconds = r.positive("forward_seconds");
+    o.backwardSeconds = r.positive("backward_seconds", /*allowZero=*/true);
+    if (!r.error.empty())
+      return badInput("{0}", r.error);
+    auto parsedDType = parseDType(dtype);
+    if (!parsedDType)
+      return badInput("{0}: unknown dtype '{1}'", where, dtype);
+    o.dtype = *parsedDType;
+    db.addOp(std::move(o));
+  }
+  return llvm::Error::success();
+}
+
+static llvm::Error readOverheads(const llvm::json::Object &object,
+                                 llvm::StringRef fileName, ProfileDB &db) {
+  for (const auto &[device, value] : object) {
+    std::optional<double> v = value.getAsNumber();
+    if (!v || !std::isfinite(*v) || *v < 0)
+      return badInput("{0}: op_overhead_seconds.{1} must be a number >= 0",
+                      fileName, device.str());
+    db.opOverheadSeconds[device.str()] = *v;
+  }
+  return llvm::Error::success();
+}
+
 llvm::Expected<ProfileDB> weft::parseProfileDB(llvm::StringRef text,
                                                llvm::StringRef fileName) {
   llvm::Expected<llvm::json::Value> json = llvm::json::parse(text);
@@ -185,8 +256,9 @@ llvm::Expected<ProfileDB> weft::parseProfileDB(llvm::StringRef text,
   if (!root || root->getString("format") != kFormat)
     return badInput("{0}: not a profile DB (expected \"format\": \"{1}\")",
                     fileName, kFormat);
-  if (root->getInteger("version") != kVersion)
-    return badInput("{0}: unsupported profile DB version (expected {1})",
+  std::optional<int64_t> version = root->getInteger("version");
+  if (!version || *version < 1 || *version > kVersion)
+    return badInput("{0}: unsupported profile DB version (expected 1 to {1})",
                     fileName, kVersion);
   ProfileDB db;
   if (auto d = root->getString("description"))
@@ -196,6 +268,14 @@ llvm::Expected<ProfileDB> weft::parseProfileDB(llvm::StringRef text,
       return err;
   if (const llvm::json::Array *c = root->getArray("collectives"))
     if (llvm::Error err = readCollectives(*c, fileName, db))
+      return err;
+  if (*version < 2)
+    return db;
+  if (const llvm::json::Array *o = root->getArray("ops"))
+    if (llvm::Error err = readOps(*o, fileName, db))
+      return err;
+  if (const llvm::json::Object *o = root->getObject("op_overhead_seconds"))
+    if (llvm::Error err = readOverheads(*o, fileName, db))
       return err;
   return db;
 }
@@ -209,7 +289,16 @@ llvm::Expected<ProfileDB> weft::loadProfileDB(llvm::StringRef path) {
 }
 
 void weft::writeProfileDB(const ProfileDB &db, llvm::raw_ostream &os) {
-  llvm::json::Array kernels, collectives;
+  llvm::json::Array kernels, collectives, ops;
+  llvm::json::Object overheads;
+  for (const OpSample &o : db.ops())
+    ops.push_back(llvm::json::Object{{"device", o.device},
+                                     {"dtype", toString(o.dtype)},
+                                     {"key", o.key},
+                                     {"forward_seconds", o.forwardSeconds},
+                                     {"backward_seconds", o.backwardSeconds}});
+  for (const auto &entry : db.opOverheadSeconds)
+    overheads[entry.getKey()] = entry.getValue();
   for (const KernelSample &k : db.kernels)
     kernels.push_back(llvm::json::Object{{"device", k.device},
                                          {"kernel", k.kernel},
@@ -228,6 +317,8 @@ void weft::writeProfileDB(const ProfileDB &db, llvm::raw_ostream &os) {
                           {"version", kVersion},
                           {"description", db.description},
                           {"kernels", std::move(kernels)},
-                          {"collectives", std::move(collectives)}};
+                          {"collectives", std::move(collectives)},
+                          {"ops", std::move(ops)},
+                          {"op_overhead_seconds", std::move(overheads)}};
   os << llvm::formatv("{0:2}", llvm::json::Value(std::move(root))) << "\n";
 }

@@ -1,6 +1,8 @@
 //===- StrategyCost.cpp - What a parameter strategy costs -----------------===//
 
 #include "weft/Eval/StrategyCost.h"
+#include "llvm/Support/FormatVariadic.h"
+#include <cmath>
 
 using namespace weft;
 
@@ -53,6 +55,13 @@ OpWork weft::optimizerUpdateWork(double elements, Optimizer optimizer,
   double p = parameterBytesPerElement(dtype);
   double g = gradientBytesPerElement(dtype);
   double o = optimizerBytesPerElement(optimizer, dtype);
-  return {OpClass::Elementwise, optimizerFlopsPerElement(optimizer) * elements,
-          elements * (2 * p + g + 2 * o)};
+  OpWork work{OpClass::Elementwise,
+              optimizerFlopsPerElement(optimizer) * elements,
+              elements * (2 * p + g + 2 * o)};
+  // A profile DB's key for one device's whole update (tools/weft-profile
+  // measures the runtime's optimizer over a program's pieces).
+  work.key = llvm::formatv("optimizer {0} [{1}]", toString(optimizer),
+                           int64_t(std::llround(elements)))
+                 .str();
+  return work;
 }

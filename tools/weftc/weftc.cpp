@@ -9,6 +9,7 @@
 
 #include "BaselineReport.h"
 #include "PlanOutput.h"
+#include "RandomPlanOutput.h"
 #include "Spmd/IR/SpmdDialect.h"
 #include "SynthDriver.h"
 #include "mlir/IR/Builders.h"
@@ -68,6 +69,12 @@ struct Options {
       cl::desc("With -o, write the graph program, the summary and (with "
                "--baselines) the baseline plans, but synthesise no plan"),
       cl::cat(category)};
+  cl::opt<uint64_t> randomPlan{
+      "random-plan",
+      cl::desc("With -o and --cluster: write the random valid plan of this "
+               "seed (weft/Spmd/RandomPlan.h) instead of synthesising one, "
+               "estimated and runnable like a synthesised plan"),
+      cl::value_desc("SEED"), cl::cat(category)};
   cl::opt<bool> json{"json", cl::desc("Print the summary as JSON on stdout"),
                      cl::cat(category)};
   ImportFlags import{category};
@@ -222,7 +229,12 @@ int run(Options &opts) {
   // Synthesis (-o with a cluster) compares its plan with the baselines,
   // built then (below) unless --baselines wants them now.
   std::optional<std::vector<BaselineRow>> baselines;
-  bool synthesise = spec && !opts.outDir.empty() && !opts.noSynthesis;
+  bool random = opts.randomPlan.getNumOccurrences() > 0;
+  if (random && (!spec || opts.outDir.empty()))
+    return reportError("weftc",
+                       badInput("--random-plan needs --cluster and -o"));
+  bool synthesise =
+      spec && !opts.outDir.empty() && !opts.noSynthesis && !random;
   auto baselinesOf = [&](mlir::ModuleOp graph,
                          std::optional<std::vector<BaselineRow>> &rows)
       -> llvm::Expected<const std::vector<BaselineRow> *> {
@@ -282,6 +294,16 @@ int run(Options &opts) {
                                         *spec, planContext))
         return reportError("weftc", std::move(err));
     }
+  }
+  if (random) {
+    EvalOptions eval;
+    eval.dtype = *dtype;
+    eval.profile = db ? &*db : nullptr;
+    if (auto err = writeRandomPlan(opts.randomPlan, **module, *spec, eval,
+                                   planContext, opts.outDir,
+                                   opts.json ? llvm::errs() : llvm::outs()))
+      return reportError("weftc", std::move(err));
+    return ExitSuccess;
   }
   if (synthesise) {
     auto clusterText = llvm::MemoryBuffer::getFile(opts.cluster);

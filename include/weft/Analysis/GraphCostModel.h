@@ -26,6 +26,13 @@ OpClass toCostOpClass(graph::OpClass c);
 OpCostTerms costTermsOf(graph::CostOpInterface op,
                         const graph::ShardShapes &shapes, DType dtype);
 
+/// The key a profile DB measures `op` at `shapes` under: the op's name
+/// without "graph.", a space, each operand's dims in brackets, "->", each
+/// result's dims ("matmul [64,256][256,1024]->[64,1024]"; a scalar is
+/// "[]"). tools/weft-profile writes the same key for the emitted program's
+/// `ops.<name>` call on those shards (docs/CostModel.md, "Profile DB").
+std::string opKey(mlir::Operation *op, const graph::ShardShapes &shapes);
+
 /// Compute time of a whole model's training step on one device.
 struct ComputeEstimate {
   /// Forward + backward seconds (an estimate: roofline or profile DB).

@@ -14,6 +14,7 @@
 
 #include "weft/Cluster/DeviceType.h"
 #include <optional>
+#include <string>
 
 namespace weft {
 
@@ -26,6 +27,13 @@ struct OpWork {
   /// from element counts with bytesPerElement(dtype), so the dtype changes
   /// them.
   double bytes = 0;
+  /// The op and its shard shapes, for a profile DB's measurement of exactly
+  /// this op (`opKey` in weft/Analysis/GraphCostModel.h, e.g.
+  /// "matmul [64,256][256,1024]->[64,1024]"); empty when the work is not one
+  /// graph op.
+  std::string key;
+  /// True for the backward work of the op `key` names.
+  bool backward = false;
 };
 
 /// Forward and backward work of one op and what it keeps for the backward.

@@ -2,9 +2,11 @@
 //-*-===//
 //
 // A profile DB holds times measured by tools/weft-profile on real hardware:
-// kernels (by op class and dtype, at several sizes) and collectives (by kind,
-// group size and bytes). The cost model prefers these figures to the
-// roofline, interpolating by size, and marks them as measured. Format:
+// ops (by op name and shard shapes, forward and backward, as the emitted
+// program runs them), kernels (by op class and dtype, at several sizes),
+// collectives (by kind, group size and bytes) and each device's fixed cost
+// of one op call. The cost model prefers these figures to the roofline,
+// interpolating kernels by size, and marks them as measured. Format:
 // docs/CostModel.md ("Profile DB").
 //
 //===----------------------------------------------------------------------===//
@@ -13,6 +15,7 @@
 #define WEFT_COST_PROFILEDB_H
 
 #include "weft/Cost/OpCost.h"
+#include "llvm/ADT/StringMap.h"
 #include "llvm/Support/Error.h"
 #include <optional>
 #include <string>
@@ -37,6 +40,16 @@ struct KernelSample {
   double seconds = 0;
 };
 
+/// One op measured at one set of shard shapes (version 2).
+struct OpSample {
+  std::string device;
+  DType dtype = DType::FP32;
+  /// weft::opKey: "matmul [64,256][256,1024]->[64,1024]".
+  std::string key;
+  /// One call forward, and its backward, each with its fixed cost.
+  double forwardSeconds = 0, backwardSeconds = 0;
+};
+
 /// One measured collective.
 struct CollectiveSample {
   std::string device;
@@ -54,6 +67,10 @@ class ProfileDB {
 public:
   std::vector<KernelSample> kernels;
   std::vector<CollectiveSample> collectives;
+  /// Per device type: the fixed cost of one op call in the program that runs
+  /// the plan (Python, dispatch, autograd), added to every kernel or
+  /// roofline time that is not an op sample (which includes it). Version 2.
+  llvm::StringMap<double> opOverheadSeconds;
   /// Free-form provenance ("torch 1.13.1, gloo, 2 processes").
   std::string description;
 
@@ -65,25 +82,41 @@ public:
   std::optional<double> kernelSeconds(llvm::StringRef device, DType dtype,
                                       const OpWork &work) const;
 
+  /// Adds an op sample (a later sample of the same key replaces it).
+  void addOp(OpSample sample);
+  const std::vector<OpSample> &ops() const { return opSamples; }
+  /// The measured time of the op `work.key` names, in `work`'s direction;
+  /// None when the DB has no sample of that key on `device` in `dtype`.
+  std::optional<double> opSeconds(llvm::StringRef device, DType dtype,
+                                  const OpWork &work) const;
+  /// The fixed cost of one op call on `device` (0 when not measured).
+  double opOverhead(llvm::StringRef device) const;
+
   /// The measured time of `collective` over `devices` members with `bytes`
   /// per device, interpolated the same way by bytes; samples must have the
   /// same group size.
   std::optional<double> collectiveSeconds(llvm::StringRef device,
                                           llvm::StringRef collective,
                                           unsigned devices, double bytes) const;
+
+private:
+  std::vector<OpSample> opSamples;
+  /// "device|dtype|key" -> index into opSamples.
+  llvm::StringMap<size_t> opIndex;
 };
 
-/// Op time preferring the DB: measured (and marked so) when it has samples,
-/// else the roofline.
+/// Op time preferring the DB: the op sample of `work.key` when there is one;
+/// else the kernel samples' interpolation (measured, marked so) or the
+/// roofline, plus the device's op overhead.
 OpTime opTime(const DeviceType &type, DType dtype, const OpWork &work,
               const ProfileDB *db);
 
-/// Reads a DB written by weft-profile (or writeProfileDB). Errors are bad
-/// input naming the file and the offending entry.
+/// Reads a DB written by weft-profile (or writeProfileDB), version 1 or 2.
+/// Errors are bad input naming the file and the offending entry.
 llvm::Expected<ProfileDB> loadProfileDB(llvm::StringRef path);
 llvm::Expected<ProfileDB> parseProfileDB(llvm::StringRef text,
                                          llvm::StringRef fileName);
-/// Writes `db` as JSON.
+/// Writes `db` as JSON (version 2).
 void writeProfileDB(const ProfileDB &db, llvm::raw_ostream &os);
 
 } // namespace weft
