@@ -3,7 +3,9 @@
 // CausalConvWithState: output is shaped like the input [b, c, l],
 // present_state [b, c, k - 1] for a weight [c, 1, k]. LinearAttention: with
 // query [b, t, hq · dk], value [b, t, hkv · dv], output is [b, t, hq · dv]
-// and present_state [b, hkv, dk, dv]. Attention's are in AttentionTypes.cpp.
+// and present_state [b, hkv, dk, dv]. GridSample (opset 20 and later, any
+// number of spatial dims): [n, c, o1, ..., or]. Attention's are in
+// AttentionTypes.cpp.
 //
 //===----------------------------------------------------------------------===//
 
@@ -89,11 +91,25 @@ OutputTypes linearAttentionTypes(const onnx::NodeProto &node,
   return out;
 }
 
+/// GridSample (opset 20 and later): X [n, c, d1, ..., dr] sampled at
+/// grid [n, o1, ..., or, r] gives [n, c, o1, ..., or].
+OutputTypes gridSampleTypes(const onnx::NodeProto &node, InputTypes typeOf) {
+  OutputTypes out(node.output_size());
+  const onnx::TypeProto *in = inputType(node, 0, typeOf);
+  auto x = staticDims(in), grid = staticDims(inputType(node, 1, typeOf));
+  if (!x || !grid || x->size() < 3 || grid->size() != x->size() || out.empty())
+    return out;
+  std::vector<int64_t> dims{(*x)[0], (*x)[1]};
+  dims.insert(dims.end(), grid->begin() + 1, grid->end() - 1);
+  out[0] = tensorTypeOf(in->tensor_type().elem_type(), dims);
+  return out;
+}
+
 } // namespace
 
 bool import::hasBridgedOutputTypes(llvm::StringRef op) {
   return op == "Attention" || op == "CausalConvWithState" ||
-         op == "LinearAttention";
+         op == "LinearAttention" || op == "GridSample";
 }
 
 OutputTypes import::bridgedOutputTypes(const onnx::NodeProto &node,
@@ -105,5 +121,7 @@ OutputTypes import::bridgedOutputTypes(const onnx::NodeProto &node,
     return causalConvTypes(node, typeOf);
   if (op == "LinearAttention")
     return linearAttentionTypes(node, typeOf);
+  if (op == "GridSample")
+    return gridSampleTypes(node, typeOf);
   return OutputTypes(node.output_size());
 }

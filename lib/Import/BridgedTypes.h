@@ -2,10 +2,10 @@
 //-*-===//
 //
 // Ops newer than opset 17 whose outputs are not shaped like their first
-// input (Attention, CausalConvWithState, LinearAttention) are unknown to the
-// linked opset-17 shape inference. The opset bridge (OpsetBridge.h) types
-// their outputs from their inputs' static types, so inference continues
-// past them.
+// input (Attention, CausalConvWithState, LinearAttention, and GridSample's
+// n-d form of opset 20) are unknown to the linked opset-17 shape inference. The
+// opset bridge (OpsetBridge.h) types their outputs from their inputs' static
+// types, so inference continues past them.
 //
 //===----------------------------------------------------------------------===//
 

@@ -127,6 +127,8 @@ void registerAttentionHandler(HandlerTable &table);
 void registerCausalConvHandler(HandlerTable &table);
 /// LinearAttention (opset 27), LegalizeLinearAttention.cpp.
 void registerLinearAttentionHandler(HandlerTable &table);
+/// GridSample (opsets 16-22), LegalizeGridSample.cpp.
+void registerGridSampleHandler(HandlerTable &table);
 
 } // namespace weft::import
 

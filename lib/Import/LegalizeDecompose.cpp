@@ -246,4 +246,5 @@ void import::registerDecomposeHandlers(HandlerTable &table) {
   registerAttentionHandler(table);
   registerCausalConvHandler(table);
   registerLinearAttentionHandler(table);
+  registerGridSampleHandler(table);
 }

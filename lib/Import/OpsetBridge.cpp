@@ -326,7 +326,11 @@ llvm::Error Bridge::rewrite(onnx::NodeProto &node) {
   // pass: the linked checker does not check the attribute's value, and the
   // graph ops carry them.
 
-  if (onnx::OpSchemaRegistry::Schema(node.op_type(), int(kCheckerOpset), ""))
+  // GridSample from opset 20 samples any number of spatial dims (and
+  // renamed its modes), which opset 16's inference cannot type.
+  bool newGridSample = op == "GridSample" && opset >= 20;
+  if (!newGridSample &&
+      onnx::OpSchemaRegistry::Schema(node.op_type(), int(kCheckerOpset), ""))
     return llvm::Error::success();
   if (isShapePreservingNewOp(op) || hasBridgedOutputTypes(op)) {
     node.set_domain(kBridgeDomain);
