@@ -9,6 +9,7 @@
 
 #include "Graph/IR/GraphOps.h"
 #include "PyLiteral.h"
+#include "Spmd/IR/SpmdDialect.h"
 #include "TorchWriter.h"
 #include "weft/Exec/Npy.h"
 #include "weft/Exec/OpKernels.h"
@@ -84,7 +85,11 @@ void TorchWriter::printHeader(llvm::raw_ostream &os) const {
   os << "}\n";
   os << "FINGERPRINT = "
      << pyString(fingerprint ? fingerprint.getValue() : options.title)
-     << "\nMICRO_BATCHES = " << microBatches << "\n\n";
+     << "\nMICRO_BATCHES = " << microBatches << "\n";
+  // The gradient sync's bucket size (params.ParamSet); None: the runtime's.
+  int64_t bucket = spmd::SpmdDialect::getGradientBucketBytes(plan, -1);
+  os << "BUCKET_BYTES = " << (bucket < 0 ? "None" : std::to_string(bucket))
+     << "\n\n";
 }
 
 void TorchWriter::print(llvm::raw_ostream &os) const {
@@ -124,7 +129,8 @@ void TorchWriter::print(llvm::raw_ostream &os) const {
         "loss_dist="
      << lossDist
      << ",\n            micro_batches=MICRO_BATCHES, "
-        "fingerprint=FINGERPRINT,\n            axis_sets=[";
+        "fingerprint=FINGERPRINT,\n            bucket_bytes=BUCKET_BYTES, "
+        "axis_sets=[";
   for (auto [i, set] : llvm::enumerate(axisSets)) {
     os << (i ? ", " : "") << "(";
     for (auto [j, a] : llvm::enumerate(set))

@@ -34,7 +34,7 @@ from .errors import WeftRuntimeError
 from .errors import main as run_main
 from .keyed_random import stream_of, uniform01
 from .mesh import id_axes, parse_dist
-from .params import Param, ParamSet
+from .params import DEFAULT_BUCKET_BYTES, Param, ParamSet
 from .runtime import Runtime
 from .step import loss_seed, loss_value, train_step
 
@@ -85,12 +85,18 @@ class ParamSpec:
 
 
 class Plan:
+    """What program.py declares. `bucket_bytes` is the gradient sync's
+    bucket size (the plan's spmd.gradient_bucket_bytes; params.ParamSet;
+    None: DEFAULT_BUCKET_BYTES)."""
+
     def __init__(self, mesh, segments, inputs, parameters, forward, loss_dist,
-                 micro_batches=1, fingerprint="", axis_sets=()):
+                 micro_batches=1, fingerprint="", axis_sets=(),
+                 bucket_bytes=DEFAULT_BUCKET_BYTES):
         self.mesh, self.segments, self.inputs, self.parameters = (
             mesh, segments, inputs, parameters)
         self.forward, self.loss_dist, self.micro_batches = forward, loss_dist, micro_batches
         self.fingerprint, self.axis_sets = fingerprint, list(axis_sets)
+        self.bucket_bytes = DEFAULT_BUCKET_BYTES if bucket_bytes is None else bucket_bytes
 
 
 # --- values ---------------------------------------------------------------------------
@@ -230,7 +236,7 @@ def parse_args(argv, plan):
 
 
 def make_params(plan, rt, args, dtype):
-    params = ParamSet()
+    params = ParamSet(plan.bucket_bytes)
     for spec in plan.parameters:
         axes = id_axes(parse_dist(spec.dist))
         group = rt.group(axes) if axes else None

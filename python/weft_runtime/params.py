@@ -16,6 +16,15 @@ contributions up.
 | zero3 | all_reduce of the stored (split) shard's gradient, once per step | the whole stored shard | - |
 | buffer | none (no gradient) | nothing | - |
 
+The replicated and ZeRO-3 all-reduces of one group run in buckets, as
+PyTorch DDP's do (`ParamSet.sync`): in backward order (the plan's parameters
+reversed), the gradients are flattened into buffers of at most the bucket
+size, one all_reduce each, and copied back; a gradient of the bucket size or
+more is all-reduced alone. The bucket size is the program's (the plan's
+`spmd.gradient_bucket_bytes`, weftc --bucket-mb; 25 MiB when it has none);
+0 syncs one tensor at a time. docs/CostModel.md "Gradient buckets" prices
+the same.
+
 ZeRO-1/2 parts: member i of a group of k holds elements
 [n·i // k, n·(i+1) // k) of the flattened shard of n elements (uneven when k
 does not divide n; what lib/Exec's interpreter compares). ZeRO-3 stores the
@@ -33,6 +42,9 @@ import torch
 from .errors import WeftRuntimeError
 
 STRATEGIES = ("replicated", "zero1", "zero2", "zero3", "buffer")
+
+#: The gradient bucket size when the program gives none (DDP's 25 MiB).
+DEFAULT_BUCKET_BYTES = 25 * 1024 * 1024
 
 
 def part_sizes(n, k):
@@ -110,6 +122,15 @@ class Param:
         part = self.comm.reduce_scatter_dim0(self._flat_grad(), self.sizes, self.group)
         self.part_grad = part.clone() if self.part_grad is None else self.part_grad.add_(part)
         self.tensor.grad = None
+
+    def bucket_key(self):
+        """What gradients sharing one bucket have in common (group and
+        dtype), or None when this parameter's sync is not an all-reduce over
+        more than one rank."""
+        if (not self.trainable or self.strategy not in ("replicated", "zero3")
+                or self.group is None or self.group.size < 2):
+            return None
+        return (tuple(self.group.axes), tuple(self.group.ranks), self.tensor.dtype)
 
     def sync(self):
         """The once-per-step gradient sync; leaves the summed gradient of the
@@ -207,10 +228,11 @@ class RegatherScope:
 class ParamSet:
     """The parameters of one rank, in the plan's order."""
 
-    def __init__(self):
+    def __init__(self, bucket_bytes=DEFAULT_BUCKET_BYTES):
         self.params = {}
         self.scope = None
         self.regathers = 0  # ZeRO-3 gathers made in backward passes
+        self.bucket_bytes = bucket_bytes
 
     def add(self, param):
         self.params[param.name] = param
@@ -233,8 +255,43 @@ class ParamSet:
             p.after_micro_batch()
 
     def sync(self):
-        for p in self:
-            p.sync()
+        """Every parameter's once-per-step sync; the all-reduces of one
+        group in buckets of at most `bucket_bytes` (module docstring)."""
+        if self.bucket_bytes <= 0:
+            for p in self:
+                p.sync()
+            return
+        open_buckets = {}  # bucket key -> (params, bytes) not yet reduced
+        for p in reversed(list(self.params.values())):
+            key = p.bucket_key()
+            if key is None:
+                p.sync()
+                continue
+            size = p.tensor.numel() * p.tensor.element_size()
+            if size >= self.bucket_bytes:
+                p.sync()
+                continue
+            members, filled = open_buckets.get(key, ([], 0))
+            if members and filled + size > self.bucket_bytes:
+                self._reduce(members)
+                members, filled = [], 0
+            members.append(p)
+            open_buckets[key] = (members, filled + size)
+        for members, _ in open_buckets.values():
+            self._reduce(members)
+
+    @staticmethod
+    def _reduce(members):
+        """One all_reduce of the members' gradients flattened into one
+        buffer; each member's `synced` is its part of the sum."""
+        if len(members) == 1:
+            members[0].sync()
+            return
+        first = members[0]
+        buffer = torch.cat([p._flat_grad() for p in members])
+        first.comm.all_reduce(buffer, first.group, "sum")
+        for p, part in zip(members, buffer.split([p.tensor.numel() for p in members])):
+            p.synced = part
 
     def step(self, optimizer):
         for p in self:

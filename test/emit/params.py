@@ -14,6 +14,10 @@ over the batch of Σ (out − t)². Each case is a small hand-written plan:
   the loss is whole on axis 1, seed 1/2), with zero1, zero2, replicated
   (Adam) and ZeRO-3 over axis 0 (SGD: Adam hardly sees a gradient's scale); and data parallel over both axes with ZeRO-1/2 parts
   over a group of 4 (uneven parts).
+- gradient buckets: the replicated 1-d plan with buckets of 0 B (one
+  all_reduce per tensor), 200 B (W2 and b1 share one, W1 its own) and
+  25 MiB (one for all): the sync makes 3, 2 and 1 all_reduce calls per step
+  and every run ends with the same parameters.
 
 Both meshes run in one world of 4 ranks (one spawn).
 
@@ -34,7 +38,7 @@ import torch  # noqa: E402
 
 from weft_runtime import optim  # noqa: E402
 from weft_runtime.mesh import Mesh, parse_dist  # noqa: E402
-from weft_runtime.params import Param, ParamSet, part_sizes  # noqa: E402
+from weft_runtime.params import DEFAULT_BUCKET_BYTES, Param, ParamSet, part_sizes  # noqa: E402
 from weft_runtime.runtime import Runtime  # noqa: E402
 from weft_runtime.step import loss_seed, loss_value, train_step  # noqa: E402
 
@@ -99,18 +103,21 @@ class Plan:
     before use (ZeRO-3)."""
 
     def __init__(self, mesh, segments, x_dist, loss_dist, params, tp_axis=None,
-                 micro_batches=1, keep=False):
+                 micro_batches=1, keep=False, bucket_bytes=DEFAULT_BUCKET_BYTES):
         self.mesh, self.segments, self.x_dist, self.loss_dist = mesh, segments, x_dist, loss_dist
         self.params, self.tp_axis, self.micro_batches, self.keep = (
             params, tp_axis, micro_batches, keep)
+        self.bucket_bytes = bucket_bytes
 
 
-def run_plan(plan, opt_kind):
+def run_plan(plan, opt_kind, record=None):
+    """The case running `plan`; with `record`, record[plan.bucket_bytes]
+    gets the all_reduce calls of the steps and the parameters after them."""
     def fn(rt0):
         rt = Runtime.attach(plan.mesh, plan.segments)
         init = dense_init()
         b = sum(plan.segments[0])  # samples per micro-batch
-        ps = ParamSet()
+        ps = ParamSet(plan.bucket_bytes)
         for name, (dist, strategy, gather_axes) in plan.params.items():
             d = parse_dist(dist)
             idax = tuple(a for a, e in enumerate(d) if e == "id")
@@ -129,6 +136,7 @@ def run_plan(plan, opt_kind):
         want, _ = dense_run(torch_adam if opt_kind == "adam" else torch_sgd, total_b)
         opt = ours(opt_kind)
         seed = loss_seed(rt.mesh, plan.loss_dist)
+        reduces = rt.comm.calls.get("all_reduce", 0)
         for step in range(STEPS):
             X, T = batch(step, total_b)
 
@@ -147,6 +155,9 @@ def run_plan(plan, opt_kind):
                 close(ps[name].tensor, rt.shard_of(want[step][name], plan.params[name][0]),
                       "%s after step %d" % (name, step + 1), rtol=1e-9, atol=1e-12)
                 check(ps[name].tensor.grad is None, "%s: gradient cleared after the step" % name)
+        if record is not None:
+            record[plan.bucket_bytes] = (rt.comm.calls.get("all_reduce", 0) - reduces,
+                                         {k: ps[k].tensor.detach().clone() for k in init})
         # The last micro-batch's loss, added up over the loss's sum axes.
         Xl, Tl = X[-b:], T[-b:]
         before = {k: v for k, v in (want[STEPS - 2] if STEPS > 1 else init).items()}
@@ -165,6 +176,30 @@ def run_plan(plan, opt_kind):
 def case_parts(rt):
     check(part_sizes(6, 4) == [1, 2, 1, 2], "parts of 6 over 4: %s" % part_sizes(6, 4))
     check(part_sizes(2, 3) == [0, 1, 1], "parts of 2 over 3: %s" % part_sizes(2, 3))
+
+
+def bucket_cases(mesh, segs):
+    """Replicated parameters of one group synced in buckets of 0 B, 200 B
+    and 25 MiB (float64: W2 144 B, b1 48 B, W1 192 B, in backward order)."""
+    params = {k: ("[id]", "replicated", ()) for k in ("W1", "b1", "W2")}
+    params["s"] = ("[id]", "buffer", ())
+    record = {}
+    out = []
+    for bucket in (0, 200, DEFAULT_BUCKET_BYTES):
+        out.append(("replicated, Adam, 1-d, gradient buckets of %d B" % bucket,
+                    run_plan(Plan(mesh, segs, "[gather(0, 0)]", "[sum]", params,
+                                  bucket_bytes=bucket), "adam", record)))
+
+    def compare(rt):
+        calls = {b: record[b][0] for b in record}
+        check(calls == {0: 3 * STEPS, 200: 2 * STEPS, DEFAULT_BUCKET_BYTES: STEPS},
+              "all_reduce calls by bucket size: %s" % calls)
+        for b in (200, DEFAULT_BUCKET_BYTES):
+            for name, t in record[b][1].items():
+                close(t, record[0][1][name], "%s in buckets of %d B" % (name, b),
+                      rtol=1e-14, atol=0)
+    out.append(("gradient buckets: fewer all_reduce calls, the same parameters", compare))
+    return out
 
 
 def cases(rt):
@@ -187,6 +222,7 @@ def cases(rt):
             out.append(("zero3 %s, Adam, 2 micro-batches, 1-d" % ("kept" if keep else "regathered"),
                         run_plan(Plan(mesh, segs, "[gather(0, 0)]", "[sum]", z3,
                                       micro_batches=2, keep=keep), "adam")))
+        out += bucket_cases(mesh, segs)
         mixed = {"W1": (whole, "zero2", ()), "b1": (whole, "zero1", ()),
                  "W2": ("[gather(1, 3)]", "zero3", (0,)), "s": ("[gather(0, 3)]", "buffer", (0,))}
         out.append(("mixed strategies, SGD with momentum, 2 micro-batches, 1-d",
