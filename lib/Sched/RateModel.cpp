@@ -7,8 +7,17 @@
 using namespace weft;
 using namespace weft::sched;
 
+std::optional<ElasticBatch> sched::parseElasticBatch(llvm::StringRef text) {
+  if (text == "global")
+    return ElasticBatch::Global;
+  if (text == "per-gpu")
+    return ElasticBatch::PerGpu;
+  return std::nullopt;
+}
+
 RateModel::RateModel(const SchedCluster &cluster,
-                     const ThroughputOracle &oracle, llvm::ArrayRef<Job> jobs)
+                     const ThroughputOracle &oracle, llvm::ArrayRef<Job> jobs,
+                     ElasticBatch elastic)
     : cluster(cluster), oracle(oracle) {
   unsigned numTypes = cluster.types.size();
   std::map<std::tuple<std::string, unsigned, std::vector<std::string>>,
@@ -37,8 +46,9 @@ RateModel::RateModel(const SchedCluster &cluster,
         for (unsigned cons = 0; cons < 2; ++cons) {
           std::optional<double> steps =
               oracle.throughput(job.type, count, type.oracleType, cons);
-          double value =
-              steps ? *steps * type.speedFactor * count / job.scale : 0.0;
+          double resize =
+              elastic == ElasticBatch::PerGpu ? double(count) / job.scale : 1;
+          double value = steps ? *steps * type.speedFactor * resize : 0.0;
           cls.rates[(t * cls.counts.size() + c) * 2 + cons] = value;
         }
       }

@@ -81,6 +81,12 @@ static cl::opt<double> knee("knee",
                             cl::desc("rubick: knee of the sensitivity curves "
                                      "(fraction of rate per added GPU)"),
                             cl::init(0.01), cl::cat(category));
+static cl::opt<std::string> elasticBatch(
+    "elastic-batch",
+    cl::desc("how crius/rubick's resized jobs progress: global (fixed "
+             "global batch, the oracle's iteration rate at the new size) or "
+             "per-gpu (fixed per-GPU batch, a fixed number of samples)"),
+    cl::init("global"), cl::cat(category));
 static cl::opt<bool>
     checkInvariantsArg("check-invariants",
                        cl::desc("check the invariants every round"),
@@ -174,7 +180,11 @@ static llvm::Error run() {
       return policy.takeError();
     policies.push_back(std::move(*policy));
   }
-  RateModel rates(*cluster, **oracle, workload.jobs);
+  std::optional<ElasticBatch> elastic = parseElasticBatch(elasticBatch);
+  if (!elastic)
+    return badInput("--elastic-batch '{0}': expected global or per-gpu",
+                    elasticBatch);
+  RateModel rates(*cluster, **oracle, workload.jobs, *elastic);
   llvm::outs() << "cluster " << cluster->name << ": " << cluster->totalGpus()
                << " GPUs in " << cluster->nodes.size() << " nodes (";
   for (unsigned t = 0; t < cluster->types.size(); ++t) {

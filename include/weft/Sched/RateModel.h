@@ -4,7 +4,8 @@
 // Answers "how many of its own steps per second does job j make with c GPUs
 // of cluster type t, consolidated or spread", caching oracle look-ups per job
 // class (type, scale, allowed GPU types). Elastic runs (c != scale) progress
-// at throughput(c) * c / scale: the job's work is a number of samples.
+// at throughput(c) (fixed global batch, the default) or throughput(c) * c /
+// scale (fixed per-GPU batch); see ElasticBatch.
 //
 //===----------------------------------------------------------------------===//
 
@@ -19,10 +20,26 @@
 namespace weft {
 namespace sched {
 
+/// How a job resized from its requested `scale` to `c` GPUs progresses.
+enum class ElasticBatch {
+  /// The global batch stays fixed: an iteration is the same work at any
+  /// size, so the job makes throughput(c) of its own steps per second (the
+  /// oracle's iteration rate at the new size).
+  Global,
+  /// The per-GPU batch stays fixed: the global batch grows c / scale times,
+  /// the job's work is a fixed number of samples, and it makes
+  /// throughput(c) * c / scale of its own steps per second.
+  PerGpu,
+};
+
+/// Parses "global" / "per-gpu".
+std::optional<ElasticBatch> parseElasticBatch(llvm::StringRef text);
+
 class RateModel {
 public:
   RateModel(const SchedCluster &cluster, const ThroughputOracle &oracle,
-            llvm::ArrayRef<Job> jobs);
+            llvm::ArrayRef<Job> jobs,
+            ElasticBatch elastic = ElasticBatch::Global);
 
   /// Steps/s of job `job` on `count` GPUs of type `type`; 0 if infeasible,
   /// not allowed, or `count` is not a count the oracle knows.

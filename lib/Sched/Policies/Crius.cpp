@@ -3,10 +3,12 @@
 // Crius (Cells): a Cell fixes a job's GPU type, GPU count (and pipeline
 // stages when the oracle provides them; the table oracle does not). Cells are
 // chosen jointly whenever jobs arrive or finish:
-//  1. in order (deadline jobs earliest-deadline-first, then least attained
-//     service, then arrival) each job gets its smallest Cell (counts from
-//     scale/2 up) on the type with the best normalised rate per GPU that has
-//     room, preferring the type it runs on;
+//  1. in order (deadline jobs earliest-deadline-first, then the smallest
+//     served fraction of time in the cluster, then arrival) each job gets
+//     its most efficient Cell (the count from scale/2 to 2 scale with the
+//     best normalised rate per GPU on any type; ties to the smaller count)
+//     on the type with the best normalised rate that has room, preferring
+//     the type it runs on;
 //  2. spare GPUs then go, one upgrade at a time, to the Cell change (more
 //     GPUs, or another type) with the largest gain in normalised throughput
 //     (rate / rate at the requested scale on the fastest type) per extra
@@ -37,8 +39,9 @@ public:
     if (!in.changed)
       return keepActive(in, previous);
     unsigned numTypes = in.capacity.size();
-    // Deadline jobs earliest-deadline-first, then least attained service
-    // (so that a queue of waiting jobs is not starved by long runners).
+    // Deadline jobs earliest-deadline-first, then the smallest served
+    // fraction. Least attained service instead starves long jobs once the
+    // cluster is loaded: each arrival overtakes them (docs/Scheduler.md).
     std::vector<unsigned> order = byArrival(in);
     llvm::stable_sort(order, [&](unsigned a, unsigned b) {
       const Job &ja = in.jobs[in.active[a].id], &jb = in.jobs[in.active[b].id];
@@ -46,7 +49,8 @@ public:
       double db = jb.deadlineS.value_or(INFINITY);
       if (da != db)
         return da < db;
-      return in.active[a].attainedS < in.active[b].attainedS;
+      return servedFraction(in, in.active[a]) <
+             servedFraction(in, in.active[b]);
     });
     std::vector<unsigned> free(in.capacity.begin(), in.capacity.end());
     std::vector<Cell> cells(in.active.size());
@@ -62,13 +66,28 @@ public:
       double best = in.rates->bestRate(id);
       return best > 0 ? bestPlacementRate(in, id, t, c) / best : 0.0;
     };
-    // 1. Smallest Cells.
+    // The count with the best normalised rate per GPU over the types that
+    // could hold it (an infeasible Cell has rate 0 and is never chosen).
+    auto efficientCount = [&](unsigned id, llvm::ArrayRef<unsigned> counts) {
+      unsigned best = counts.front();
+      double bestPerGpu = 0;
+      for (unsigned c : counts)
+        for (unsigned t = 0; t < numTypes; ++t) {
+          double perGpu = in.capacity[t] >= c ? norm(id, t, c) / c : 0;
+          if (perGpu > bestPerGpu * (1 + 1e-9)) {
+            bestPerGpu = perGpu;
+            best = c;
+          }
+        }
+      return best;
+    };
+    // 1. Most efficient Cells.
     for (unsigned i : order) {
       unsigned id = in.active[i].id;
       std::vector<unsigned> counts = candidates(id);
       if (counts.empty())
         continue;
-      unsigned c = counts.front();
+      unsigned c = efficientCount(id, counts);
       int current = in.active[i].current.empty()
                         ? -1
                         : int(in.active[i].current.front().type);

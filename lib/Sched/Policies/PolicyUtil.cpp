@@ -21,6 +21,11 @@ std::vector<unsigned> sched::byArrival(const PolicyInput &in) {
   return order;
 }
 
+double sched::servedFraction(const PolicyInput &in, const ActiveJob &job) {
+  double inCluster = in.nowS - in.jobs[job.id].arrivalS;
+  return job.attainedS / std::max(inCluster, in.roundS);
+}
+
 double sched::equalShareRate(const PolicyInput &in, unsigned job) {
   double total = 0, rate = 0;
   for (unsigned t = 0; t < in.capacity.size(); ++t)

@@ -20,6 +20,12 @@ inline double bestPlacementRate(const PolicyInput &in, unsigned job,
 /// Active jobs' indices into `in.active`, in arrival order.
 std::vector<unsigned> byArrival(const PolicyInput &in);
 
+/// The fraction of its time in the cluster a job has run: attained service
+/// / (now - arrival), with at least one round in the denominator. Ordering
+/// by it (smallest first) is a fair share: unlike least attained service, a
+/// long job that has waited recovers its place, so none starves under load.
+double servedFraction(const PolicyInput &in, const ActiveJob &job);
+
 /// Gavel's round-based mechanism: turns per-(job, type) time fractions
 /// `fractions[i][t]` (i indexes in.active) into one round's assignments.
 /// Pairs are taken by priority = fraction / share of rounds received on

@@ -2,13 +2,12 @@
 //
 // Rubick (Zhang et al., "Rubick: Exploiting Job Reconfigurability for Deep
 // Learning Cluster Scheduling", 2024). Whenever jobs arrive or finish:
-//  1. guaranteed jobs (guaranteed_rate > 0), by least attained service, get the
-//  smallest
-//     (type, count) whose rate meets the guarantee (else the fastest that
-//     fits);
-//  2. best-effort jobs, by least attained service, get one GPU (the smallest
-//  count the
-//     oracle knows) on the type with the best rate per GPU;
+//  1. guaranteed jobs (guaranteed_rate > 0) get the smallest (type, count)
+//     whose rate meets the guarantee (else the fastest that fits);
+//  2. best-effort jobs, by smallest served fraction of their time in the
+//     cluster, get their most efficient count (best normalised rate per
+//     GPU on any type; ties to the smaller) on the type with the best rate
+//     per GPU;
 //  3. spare GPUs grow jobs along their sensitivity curve (rate vs GPU count
 //     on their type), steepest normalised slope first, while one more GPU
 //     still adds at least the knee (1%) of the current rate.
@@ -41,7 +40,9 @@ public:
       bool gb = in.jobs[in.active[b].id].guaranteedRate > 0;
       if (ga != gb)
         return ga;
-      return in.active[a].attainedS < in.active[b].attainedS;
+      // Least attained service would starve long jobs under load.
+      return servedFraction(in, in.active[a]) <
+             servedFraction(in, in.active[b]);
     });
     std::vector<unsigned> free(in.capacity.begin(), in.capacity.end());
     std::vector<int> type(in.active.size(), -1);
@@ -52,6 +53,21 @@ public:
       llvm::ArrayRef<unsigned> counts = in.rates->counts(id);
       int bestType = -1;
       unsigned bestCount = 0;
+      // A best-effort job's minimum: its most efficient count. The smallest
+      // count would run an 8-GPU job on one GPU for as long as the cluster
+      // stays full.
+      unsigned minCount = counts.front();
+      double top = in.rates->bestRate(id), bestPerGpu = 0;
+      for (unsigned c : counts)
+        for (unsigned t = 0; t < numTypes && top > 0; ++t) {
+          double perGpu = in.capacity[t] >= c
+                              ? bestPlacementRate(in, id, t, c) / top / c
+                              : 0;
+          if (perGpu > bestPerGpu * (1 + 1e-9)) {
+            bestPerGpu = perGpu;
+            minCount = c;
+          }
+        }
       double bestValue = 0;
       for (unsigned t = 0; t < numTypes; ++t)
         for (unsigned c : counts) {
@@ -66,7 +82,7 @@ public:
             // the fastest Cell.
             value = rate >= guarantee ? 1e6 / c : rate / (1e3 * guarantee);
           else
-            value = c == counts.front() ? rate / c : 0;
+            value = c == minCount ? rate / c : 0;
           if (value > bestValue) {
             bestValue = value;
             bestType = t;

@@ -19,6 +19,8 @@ struct Scenario {
   SchedCluster cluster;
   Workload workload;
   SimOptions options;
+  /// The elastic scenarios below are computed with a fixed per-GPU batch.
+  ElasticBatch elastic = ElasticBatch::PerGpu;
 
   explicit Scenario(const char *clusterText) {
     auto parsed = parseInlineCluster(clusterText);
@@ -38,7 +40,7 @@ struct Scenario {
     return workload.jobs.back();
   }
   SimResult run(llvm::StringRef policyName, PolicyOptions opts = {}) {
-    RateModel rates(cluster, *oracle, workload.jobs);
+    RateModel rates(cluster, *oracle, workload.jobs, elastic);
     auto policy = createPolicy(policyName, opts);
     EXPECT_TRUE(bool(policy));
     auto result = simulate(workload, cluster, rates, **policy, options);
