@@ -16,6 +16,7 @@
 #include "weft/Sched/Network.h"
 #include "weft/Sched/Placement.h"
 #include "weft/Support/Error.h"
+#include "llvm/ADT/ScopeExit.h"
 #include "llvm/ADT/StringExtras.h"
 #include <chrono>
 #include <cmath>
@@ -82,6 +83,7 @@ private:
   std::vector<NodeFailure> failures;
   std::vector<unsigned> activeIds;
   std::vector<bool> everRan, restartNow;
+  std::vector<char> planned, kept;
   std::vector<double> attainedS, slowdown;
   std::vector<unsigned> roundsActive;
   std::vector<std::vector<unsigned>> roundsOnType;
@@ -193,25 +195,32 @@ void Simulation::applyFailures() {
 }
 
 void Simulation::preparePolicyInput(std::vector<ActiveJob> &active) {
-  active.clear();
-  active.reserve(activeIds.size());
-  for (unsigned id : activeIds) {
-    ActiveJob view;
+  // Filled in place: the views' vectors keep their capacity from round to
+  // round, so a round allocates nothing per waiting job.
+  active.resize(activeIds.size());
+  for (unsigned i = 0; i < activeIds.size(); ++i) {
+    unsigned id = activeIds[i];
+    ActiveJob &view = active[i];
     view.id = id;
     view.remainingSteps = jobs[id].totalSteps - state.jobs[id].steps;
     view.attainedS = attainedS[id];
     view.roundsActive = roundsActive[id];
-    view.roundsOnType = roundsOnType[id];
-    view.current = state.jobs[id].parts;
-    active.push_back(std::move(view));
+    view.roundsOnType.assign(roundsOnType[id].begin(), roundsOnType[id].end());
+    view.current.assign(state.jobs[id].parts.begin(),
+                        state.jobs[id].parts.end());
   }
 }
 
 llvm::Error Simulation::placePlan(const std::vector<Assignment> &plan) {
   NodePool pool(cluster, state.nodeFailed);
-  std::vector<char> planned(jobs.size(), 0);
+  // planned[] and kept[] are members sized to the workload once; only the
+  // planned jobs' entries are set, and they are cleared on the way out.
   std::vector<const Assignment *> fresh;
-  std::vector<bool> kept(jobs.size(), false);
+  auto clearMarks = llvm::make_scope_exit([&] {
+    for (const Assignment &a : plan)
+      if (a.job < jobs.size())
+        planned[a.job] = kept[a.job] = 0;
+  });
   // Validate, then keep unchanged assignments where they ran.
   for (const Assignment &a : plan) {
     if (a.job >= jobs.size() || !state.jobs[a.job].admitted ||
@@ -286,7 +295,8 @@ void Simulation::runRound(double roundEnd) {
   for (unsigned id : activeIds)
     if (!state.jobs[id].placement.empty())
       running.push_back(id);
-  std::fill(slowdown.begin(), slowdown.end(), 1.0);
+  for (unsigned id : running)
+    slowdown[id] = 1.0;
   if (options.network) {
     std::vector<NetJob> net;
     for (unsigned id : running) {
@@ -401,6 +411,8 @@ llvm::Expected<SimResult> Simulation::run() {
   nodeFailedAt.assign(cluster.nodes.size(),
                       std::numeric_limits<double>::infinity());
   everRan.assign(n, false);
+  planned.assign(n, 0);
+  kept.assign(n, 0);
   restartNow.assign(n, false);
   attainedS.assign(n, 0);
   slowdown.assign(n, 1.0);

@@ -34,7 +34,13 @@ public:
         free[part.type] -= part.count;
       plan.push_back({job.id, job.current});
     }
+    unsigned freeTotal = 0;
+    for (unsigned f : free)
+      freeTotal += f;
     for (unsigned i : order) {
+      // A full cluster takes no one else: stop scanning the queue.
+      if (freeTotal == 0)
+        break;
       const ActiveJob &job = in.active[i];
       if (!job.current.empty())
         continue;
@@ -47,6 +53,7 @@ public:
       if (chosen < 0)
         continue;
       free[chosen] -= scale;
+      freeTotal -= scale;
       plan.push_back({job.id, {{unsigned(chosen), scale}}});
     }
     return plan;
