@@ -76,7 +76,7 @@ def verdict(value, goal, higher_is_better=False):
     return "met" if ok else "**missed**"
 
 
-def markdown(results, meta):
+def markdown(results, failed, meta):
     s = summary(results)
     lines = [
         "Machine: %s, %d cores; %s; commit %s; load average %.2f before, %.2f after "
@@ -95,6 +95,10 @@ def markdown(results, meta):
             lines.append("| %s | %s | %.2f | %.2f | %+.1f %% | %d / %d |" % (
                 model, " = ".join(p["names"]), 1e3 * p["estimate_s"], 1e3 * p["measured_s"],
                 100 * error_of(p), p["measured_ops"], p["timed_ops"]))
+    for model, plans in failed.items():
+        for p in plans:
+            lines.append("| %s | %s | %.2f | did not run (%s) | | |" % (
+                model, " = ".join(p["names"]), 1e3 * p["estimate_s"], p["failed"]))
     lines += ["", "| model | pairs | agreeing |", "| --- | ---: | ---: |"]
     for model, plans in results.items():
         a, t = ranking(plans)
@@ -164,10 +168,11 @@ def svg(results):
     return "\n".join(out) + "\n"
 
 
-def write_all(results, meta, work, docs):
-    text = markdown(results, meta)
+def write_all(results, failed, meta, work, docs):
+    text = markdown(results, failed, meta)
     with open(os.path.join(work, "results.json"), "w") as f:
-        json.dump({"meta": meta, "summary": summary(results), "models": results}, f, indent=1)
+        json.dump({"meta": meta, "summary": summary(results), "models": results,
+                   "failed": failed}, f, indent=1)
     with open(os.path.join(work, "results.md"), "w") as f:
         f.write(text)
     with open(os.path.join(work, "estimate-vs-measured.svg"), "w") as f:

@@ -66,7 +66,12 @@ def record_plan(plan_dir, work, python, timeout=600):
             [python, os.path.join(HERE, "profile_record.py"), out, program,
              "--steps", "2", "--dtype", "float32"], env=env,
             stdout=subprocess.DEVNULL))
-    failed = [p.wait(timeout=timeout) for p in procs]
+    try:
+        failed = [p.wait(timeout=timeout) for p in procs]
+    finally:
+        for p in procs:
+            if p.poll() is None:
+                p.kill()
     if any(failed):
         raise RuntimeError("recording %s failed (exit %s)" % (program, failed))
     calls = {}
@@ -184,7 +189,11 @@ def profile_programs(torch, plan_dirs, args, log):
     work = tempfile.mkdtemp(prefix="weft-profile-")
     calls = {}
     for d in plan_dirs:
-        found = record_plan(d, work, args.python)
+        try:
+            found = record_plan(d, work, args.python)
+        except (RuntimeError, OSError, subprocess.TimeoutExpired) as e:
+            log("skipped %s: %s" % (d, e))  # a program that does not run
+            continue
         log("recorded %d distinct op calls of %s" % (len(found), d))
         calls.update(found)
     ops = runtime_ops(plan_dirs)
