@@ -102,6 +102,22 @@ LogicalResult SpmdDialect::verifyOperationAttribute(Operation *op,
   }
   if (!isa<ModuleOp>(op))
     return op->emitError() << "'" << name << "' belongs on the module";
+  if (name == kScheduleAttr)
+    return verifyPipeline(cast<ModuleOp>(op));
+  if (name == kStageAttr || name == kNodesAttr) {
+    Operation *parent = op->getParentOp();
+    if (!parent || !isPipelined(parent))
+      return op->emitError()
+             << "'" << name << "' belongs on a stage module "
+             << "inside a pipelined plan ('" << kScheduleAttr << "')";
+    bool ok = name == kStageAttr ? attr.getValue().isa<IntegerAttr>()
+                                 : attr.getValue().isa<DenseI64ArrayAttr>();
+    if (!ok)
+      return op->emitError()
+             << "'" << name << "' must be "
+             << (name == kStageAttr ? "an i64" : "an array<i64: ...>");
+    return success();
+  }
   if (name == kMicroBatchesAttr) {
     auto v = attr.getValue().dyn_cast<IntegerAttr>();
     if (!v || !v.getType().isInteger(64) || v.getInt() < 1)

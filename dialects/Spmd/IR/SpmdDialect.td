@@ -46,6 +46,24 @@ def Spmd_Dialect : Dialect {
     i64 on a module; like `spmd.micro_batches`, plans built from a graph
     module keep it.
 
+    **Pipelined plans** (docs/Pipeline.md). `spmd.schedule = "1f1b"` or
+    `"gpipe"` on the module makes it a pipelined plan: its body is one
+    nested `builtin.module` per stage, in stage order, and nothing else;
+    `spmd.micro_batches` is the pipeline's micro-batch count. A stage
+    module carries `spmd.stage = i : i64` (its index, equal to its
+    position), `spmd.nodes = array<i64: ...>` (the cluster nodes of its
+    sub-mesh: position i of its node axis is cluster node `nodes[i]`), its
+    own `spmd.mesh` (the cluster mesh restricted to those nodes: the same
+    `local` factors and, per position, the device class of that node) and
+    its own `spmd.segments` (over the stage's devices); its `@main` takes
+    all the model's inputs, the last stage's returns the loss and the
+    others' return nothing. The verifier checks that the stages' node sets
+    are disjoint cluster nodes, that stage s sends only to s + 1 and
+    receives only from s - 1, that the k-th send of stage s and the k-th
+    recv of stage s + 1 carry the same global type and neither is partial,
+    and that a parameter is declared in one stage only. `spmd.stage` and
+    `spmd.nodes` belong on a stage module inside a pipelined plan.
+
     Compute happens in `spmd.local` regions holding a variant's per-device
     recipe in the `graph` dialect; data moves only through the collectives
     (`all_gather`, `reduce_scatter`, `all_reduce`, `all_to_all`) and
@@ -72,6 +90,11 @@ def Spmd_Dialect : Dialect {
     /// `module`'s `spmd.gradient_bucket_bytes`, or `absent`.
     static int64_t getGradientBucketBytes(::mlir::Operation *module,
                                           int64_t absent);
+    /// Pipelined plans (docs/Pipeline.md): the schedule on the plan module,
+    /// the index and the cluster nodes on each stage module.
+    static constexpr ::llvm::StringLiteral kScheduleAttr = "spmd.schedule";
+    static constexpr ::llvm::StringLiteral kStageAttr = "spmd.stage";
+    static constexpr ::llvm::StringLiteral kNodesAttr = "spmd.nodes";
     /// Function argument attribute holding the argument's distribution.
     static constexpr ::llvm::StringLiteral kDistAttr = "spmd.dist";
     /// Registers the attributes (their storage is defined in SpmdAttrs.cpp).

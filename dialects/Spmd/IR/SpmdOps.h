@@ -33,6 +33,18 @@ DistAttr getDist(mlir::Value value);
 mlir::LogicalResult verifyDist(mlir::Operation *op, mlir::Type type,
                                DistAttr dist, llvm::StringRef what);
 
+/// Whether `module` is a pipelined plan (has `spmd.schedule`,
+/// docs/Pipeline.md).
+bool isPipelined(mlir::Operation *module);
+
+/// The stage modules of a pipelined plan, in order (none for a
+/// single-stage plan).
+llvm::SmallVector<mlir::ModuleOp> getStages(mlir::ModuleOp module);
+
+/// Checks the stage structure of a pipelined plan (docs/Pipeline.md);
+/// emits one error naming the op otherwise.
+mlir::LogicalResult verifyPipeline(mlir::ModuleOp module);
+
 } // namespace weft::spmd
 
 #endif // WEFT_SPMD_IR_SPMDOPS_H

@@ -162,7 +162,9 @@ def Spmd_SendOp : Spmd_Op<"send"> {
   let description = [{
     Sends `input`, laid out as it is, to the devices of stage `peer`. The
     receiving stage reads it with `spmd.recv`. In the backward pass the
-    gradient travels back (recv → send).
+    gradient travels back (recv → send). In a pipelined plan
+    (docs/Pipeline.md) `peer` is the next stage, the k-th send of a stage
+    is read by the k-th recv of the next, and `input` is not partial.
 
     Example:
 
@@ -179,7 +181,9 @@ def Spmd_RecvOp : Spmd_Op<"recv"> {
   let summary = "receive a value from the previous pipeline stage";
   let description = [{
     Receives the value sent by stage `peer`, with distribution `dist` on
-    this stage's mesh.
+    this stage's mesh: the value is resharded from the sender's layout on
+    its sub-mesh to `dist` on this stage's. In a pipelined plan `peer` is
+    the previous stage and `dist` is not partial.
 
     Example:
 
