@@ -277,6 +277,13 @@ llvm::Expected<ProfileDB> weft::parseProfileDB(llvm::StringRef text,
   if (const llvm::json::Object *o = root->getObject("op_overhead_seconds"))
     if (llvm::Error err = readOverheads(*o, fileName, db))
       return err;
+  if (const llvm::json::Value *v = root->get("gradient_sync_overlap")) {
+    std::optional<bool> b = v->getAsBoolean();
+    if (!b)
+      return badInput("{0}: gradient_sync_overlap must be true or false",
+                      fileName);
+    db.gradientSyncOverlap = *b;
+  }
   return db;
 }
 
@@ -320,5 +327,7 @@ void weft::writeProfileDB(const ProfileDB &db, llvm::raw_ostream &os) {
                           {"collectives", std::move(collectives)},
                           {"ops", std::move(ops)},
                           {"op_overhead_seconds", std::move(overheads)}};
+  if (db.gradientSyncOverlap)
+    root["gradient_sync_overlap"] = *db.gradientSyncOverlap;
   os << llvm::formatv("{0:2}", llvm::json::Value(std::move(root))) << "\n";
 }

@@ -279,7 +279,9 @@ llvm::Expected<PlanEstimate> eval::evaluate(mlir::ModuleOp module,
     return std::move(err);
   PlanEstimate estimate = evaluator.finish();
   if (events)
-    *events = recorder->layOut(options.overlapGradientSync, microBatches);
+    *events = recorder->layOut(
+        overlapsGradientSync(options.overlapGradientSync, options.profile),
+        microBatches);
   return estimate;
 }
 

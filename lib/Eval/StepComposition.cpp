@@ -49,8 +49,9 @@ PlanEstimate PlanEvaluator::finish() {
     recorder->optimizer(update, afterUpdate);
   out.optimizerSeconds = updateSeconds + gatherSeconds;
 
-  StepComposition total =
-      composeSteps(out.steps, microBatches, options.overlapGradientSync);
+  StepComposition total = composeSteps(
+      out.steps, microBatches,
+      overlapsGradientSync(options.overlapGradientSync, options.profile));
   out.microBatches = microBatches;
   out.computeSeconds = total.computeSeconds;
   out.commSeconds = total.commSeconds + gatherSeconds;

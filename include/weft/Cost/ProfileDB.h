@@ -71,6 +71,10 @@ public:
   /// the plan (Python, dispatch, autograd), added to every kernel or
   /// roofline time that is not an op sample (which includes it). Version 2.
   llvm::StringMap<double> opOverheadSeconds;
+  /// Whether the measured runtime overlaps the gradient sync with the
+  /// backward pass (unknown when unset). weft-profile --ranks measures the
+  /// emitted runtime, which syncs after the backward: false.
+  std::optional<bool> gradientSyncOverlap;
   /// Free-form provenance ("torch 1.13.1, gloo, 2 processes").
   std::string description;
 
@@ -110,6 +114,13 @@ private:
 /// roofline, plus the device's op overhead.
 OpTime opTime(const DeviceType &type, DType dtype, const OpWork &work,
               const ProfileDB *db);
+
+/// Whether a step's gradient sync may overlap the backward: as `requested`
+/// (EvalOptions::overlapGradientSync), unless `db` measured a runtime that
+/// does not overlap it.
+inline bool overlapsGradientSync(bool requested, const ProfileDB *db) {
+  return requested && !(db && db->gradientSyncOverlap == false);
+}
 
 /// Reads a DB written by weft-profile (or writeProfileDB), version 1 or 2.
 /// Errors are bad input naming the file and the offending entry.

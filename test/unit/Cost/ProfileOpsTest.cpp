@@ -103,3 +103,23 @@ TEST(ProfileOps, BadVersion2Entries) {
     "op_overhead_seconds": {"CPU": -1}})"),
             "db.json: op_overhead_seconds.CPU must be a number >= 0");
 }
+
+TEST(ProfileOps, GradientSyncOverlap) {
+  auto db = parseProfileDB(R"({"format": "weft-profile-db", "version": 2,
+    "gradient_sync_overlap": false})",
+                           "db.json");
+  ASSERT_TRUE(static_cast<bool>(db)) << llvm::toString(db.takeError());
+  EXPECT_EQ(db->gradientSyncOverlap, false);
+  EXPECT_FALSE(overlapsGradientSync(true, &*db));
+  EXPECT_TRUE(overlapsGradientSync(true, nullptr));
+  EXPECT_FALSE(overlapsGradientSync(false, nullptr));
+  ProfileDB unknown;
+  EXPECT_TRUE(overlapsGradientSync(true, &unknown));
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  writeProfileDB(*db, os);
+  EXPECT_NE(text.find("\"gradient_sync_overlap\": false"), std::string::npos);
+  EXPECT_EQ(errorOf(R"({"format": "weft-profile-db", "version": 2,
+    "gradient_sync_overlap": 0})"),
+            "db.json: gradient_sync_overlap must be true or false");
+}
