@@ -42,16 +42,8 @@ public:
     // Deadline jobs earliest-deadline-first, then the smallest served
     // fraction. Least attained service instead starves long jobs once the
     // cluster is loaded: each arrival overtakes them (docs/Scheduler.md).
-    std::vector<unsigned> order = byArrival(in);
-    llvm::stable_sort(order, [&](unsigned a, unsigned b) {
-      const Job &ja = in.jobs[in.active[a].id], &jb = in.jobs[in.active[b].id];
-      double da = ja.deadlineS.value_or(INFINITY);
-      double db = jb.deadlineS.value_or(INFINITY);
-      if (da != db)
-        return da < db;
-      return servedFraction(in, in.active[a]) <
-             servedFraction(in, in.active[b]);
-    });
+    std::vector<unsigned> order = byServedFraction(in, /*deadlinesFirst=*/true,
+                                                   /*guaranteedFirst=*/false);
     std::vector<unsigned> free(in.capacity.begin(), in.capacity.end());
     std::vector<Cell> cells(in.active.size());
     auto candidates = [&](unsigned id) {

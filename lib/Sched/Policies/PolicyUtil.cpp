@@ -3,6 +3,7 @@
 #include "PolicyUtil.h"
 #include "llvm/ADT/STLExtras.h"
 #include <algorithm>
+#include <cmath>
 #include <map>
 #include <numeric>
 
@@ -26,8 +27,44 @@ std::vector<unsigned> sched::byArrival(const PolicyInput &in) {
 }
 
 double sched::servedFraction(const PolicyInput &in, const ActiveJob &job) {
-  double inCluster = in.nowS - in.jobs[job.id].arrivalS;
-  return job.attainedS / std::max(inCluster, in.roundS);
+  const Job &spec = in.jobs[job.id];
+  double best = in.rates->bestRate(job.id);
+  // Average speed of the types the job ran on, relative to its fastest.
+  double rounds = 0, weighted = 0;
+  for (unsigned t = 0; t < job.roundsOnType.size(); ++t) {
+    if (!job.roundsOnType[t])
+      continue;
+    double rate = bestPlacementRate(in, job.id, t, spec.scale);
+    double speed = best > 0 ? std::min(1.0, rate / best) : 1.0;
+    rounds += job.roundsOnType[t];
+    weighted += job.roundsOnType[t] * speed;
+  }
+  double speed = rounds > 0 ? weighted / rounds : 1.0;
+  double inCluster = in.nowS - spec.arrivalS;
+  return job.attainedS * speed / std::max(inCluster, in.roundS);
+}
+
+std::vector<unsigned> sched::byServedFraction(const PolicyInput &in,
+                                              bool deadlinesFirst,
+                                              bool guaranteedFirst) {
+  std::vector<unsigned> order = byArrival(in);
+  std::vector<double> key(in.active.size());
+  for (unsigned i = 0; i < in.active.size(); ++i)
+    key[i] = servedFraction(in, in.active[i]);
+  llvm::stable_sort(order, [&](unsigned a, unsigned b) {
+    const Job &ja = in.jobs[in.active[a].id], &jb = in.jobs[in.active[b].id];
+    if (deadlinesFirst) {
+      double da = ja.deadlineS.value_or(INFINITY);
+      double db = jb.deadlineS.value_or(INFINITY);
+      if (da != db)
+        return da < db;
+    }
+    bool ga = ja.guaranteedRate > 0, gb = jb.guaranteedRate > 0;
+    if (guaranteedFirst && ga != gb)
+      return ga;
+    return key[a] < key[b];
+  });
+  return order;
 }
 
 double sched::equalShareRate(const PolicyInput &in, unsigned job) {

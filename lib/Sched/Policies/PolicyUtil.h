@@ -20,11 +20,24 @@ inline double bestPlacementRate(const PolicyInput &in, unsigned job,
 /// Active jobs' indices into `in.active`, in arrival order.
 std::vector<unsigned> byArrival(const PolicyInput &in);
 
-/// The fraction of its time in the cluster a job has run: attained service
-/// / (now - arrival), with at least one round in the denominator. Ordering
-/// by it (smallest first) is a fair share: unlike least attained service, a
-/// long job that has waited recovers its place, so none starves under load.
+/// The fraction of its time in the cluster a job has run, counted in
+/// seconds of its fastest type: attained service x the average speed of
+/// the types it ran on (rate at its requested scale / its rate on its
+/// fastest type, per round run) / (now - arrival), with at least one round
+/// in the denominator. Ordering by it (smallest first) is a fair share:
+/// unlike least attained service, a long job that has waited recovers its
+/// place, so none starves under load; and an hour on a slow type counts as
+/// less than an hour on a fast one, as in Gavel's max-min over normalised
+/// throughput, so a job left on slow GPUs gets ahead for the fast ones.
 double servedFraction(const PolicyInput &in, const ActiveJob &job);
+
+/// Active jobs' indices into `in.active` by smallest served fraction, ties
+/// in arrival order; with `deadlinesFirst`, deadline jobs come first,
+/// earliest deadline first; with `guaranteedFirst`, guaranteed jobs
+/// (guaranteed_rate > 0) come before best-effort ones.
+std::vector<unsigned> byServedFraction(const PolicyInput &in,
+                                       bool deadlinesFirst,
+                                       bool guaranteedFirst);
 
 /// Gavel's round-based mechanism: turns per-(job, type) time fractions
 /// `fractions[i][t]` (i indexes in.active) into one round's assignments.

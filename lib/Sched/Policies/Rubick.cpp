@@ -34,16 +34,10 @@ public:
     if (!in.changed)
       return keepActive(in, previous);
     unsigned numTypes = in.capacity.size();
-    std::vector<unsigned> order = byArrival(in);
-    llvm::stable_sort(order, [&](unsigned a, unsigned b) {
-      bool ga = in.jobs[in.active[a].id].guaranteedRate > 0;
-      bool gb = in.jobs[in.active[b].id].guaranteedRate > 0;
-      if (ga != gb)
-        return ga;
-      // Least attained service would starve long jobs under load.
-      return servedFraction(in, in.active[a]) <
-             servedFraction(in, in.active[b]);
-    });
+    // Guaranteed jobs first, then by served fraction (least attained
+    // service would starve long jobs under load).
+    std::vector<unsigned> order = byServedFraction(in, /*deadlinesFirst=*/false,
+                                                   /*guaranteedFirst=*/true);
     std::vector<unsigned> free(in.capacity.begin(), in.capacity.end());
     std::vector<int> type(in.active.size(), -1);
     std::vector<unsigned> count(in.active.size(), 0);

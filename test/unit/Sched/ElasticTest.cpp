@@ -110,3 +110,54 @@ TEST(Elastic, NoPolicySizesAJobOntoAnInfeasibleCell) {
         << policy << " finished at " << finish;
   }
 }
+
+// Two A jobs (10x faster on a V100 than on a K80), both in the cluster for
+// 7200 s and run for 3600 s: job 0 on the V100, job 1 on the K80. Counted
+// in seconds of the fastest type job 1 was served a tenth as much, so it
+// comes first and gets the V100. Counting plain seconds would tie them and
+// give the V100 to job 0 again (arrival order).
+TEST(Elastic, ServedFractionWeighsTheTypesSpeed) {
+  auto oracle = tinyOracle();
+  SchedCluster cluster = inlineCluster("gpus:v100=1,k80=1");
+  unsigned v100 = cluster.findType("v100"), k80 = cluster.findType("k80");
+  std::vector<Job> jobs;
+  for (unsigned id = 0; id < 2; ++id) {
+    Job job;
+    job.id = id;
+    job.type = "A";
+    job.totalSteps = 1e6;
+    jobs.push_back(job);
+  }
+  RateModel rates(cluster, *oracle, jobs);
+  std::vector<ActiveJob> active(2);
+  for (unsigned id = 0; id < 2; ++id) {
+    active[id].id = id;
+    active[id].remainingSteps = 5e5;
+    active[id].attainedS = 3600;
+    active[id].roundsActive = 20;
+    active[id].roundsOnType.assign(2, 0);
+    active[id].roundsOnType[id == 0 ? v100 : k80] = 10;
+  }
+  std::vector<unsigned> capacity = {1, 1};
+  PolicyInput in;
+  in.nowS = 7200;
+  in.cluster = &cluster;
+  in.rates = &rates;
+  in.jobs = jobs;
+  in.active = active;
+  in.capacity = capacity;
+  for (const char *name : {"crius", "rubick"}) {
+    auto policy = createPolicy(name, {});
+    ASSERT_TRUE(bool(policy));
+    auto plan = (*policy)->plan(in);
+    ASSERT_TRUE(bool(plan)) << message(plan.takeError());
+    bool found = false;
+    for (const Assignment &a : *plan)
+      if (a.job == 1) {
+        found = true;
+        ASSERT_EQ(a.parts.size(), 1u) << name;
+        EXPECT_EQ(a.parts[0].type, v100) << name;
+      }
+    EXPECT_TRUE(found) << name;
+  }
+}
