@@ -12,6 +12,7 @@
 #include "Graph/IR/GraphOps.h"
 #include "KinkTies.h"
 #include "OpUtils.h"
+#include "PipelineCheck.h"
 #include "PlanLocate.h"
 #include "PlanMatch.h"
 #include "weft/Exec/Inputs.h"
@@ -90,6 +91,8 @@ weft::exec::checkPlan(mlir::ModuleOp graph, mlir::ModuleOp plan,
   auto graphMain = findMain(graph);
   if (!graphMain)
     return graphMain.takeError();
+  if (spmd::isPipelined(plan))
+    return checkPipeline(*graphMain, plan, opts);
   auto planMain = plan.lookupSymbol<mlir::func::FuncOp>("main");
   if (!planMain || planMain.isExternal())
     return badInput("the plan has no func.func @main");

@@ -30,6 +30,10 @@ struct SpmdInterpreter::Impl {
   /// Values in flight between pipeline stages (send → recv), in order.
   std::deque<DistValue> sent;
   std::deque<DistValue> sentBack;
+  /// A stage of a pipelined plan (setStage): recvs read `inbox`, sends
+  /// read their gradients from `gradientInbox`.
+  bool staged = false;
+  std::deque<DistValue> inbox, gradientInbox;
   /// Gradients kept with SpmdRunOptions::keepGradients.
   llvm::DenseMap<mlir::Value, std::vector<Tensor>> keptGrads;
   /// Per (op, operand): what its backward added (keepGradients).
@@ -50,6 +54,9 @@ struct SpmdInterpreter::Impl {
   llvm::Error forwardOp(mlir::Operation &op, const Bindings &whole);
   llvm::Error backwardOp(mlir::Operation &op,
                          llvm::DenseMap<mlir::Value, std::vector<Tensor>> &g);
+  /// The reverse pass from the gradients in `grads`.
+  llvm::Error
+  backwardFrom(llvm::DenseMap<mlir::Value, std::vector<Tensor>> &grads);
   llvm::Error syncParameter(spmd::ParameterOp op, std::vector<Tensor> grads);
   /// Exit 3 when `op`'s relayout asks a device for a piece its group does
   /// not hold (SpmdKernels.h, unreachableDevice).
@@ -113,7 +120,7 @@ SpmdInterpreter::create(mlir::ModuleOp plan, SpmdRunOptions options) {
   if (!im.main || im.main.isExternal())
     return badInput("the plan has no func.func @main");
   im.scratch = std::make_unique<mlir::Block>();
-  uint64_t dropouts = 0;
+  uint64_t dropouts = im.options.firstDropoutId;
   for (mlir::Operation &op : im.main.getBody().front()) {
     auto local = llvm::dyn_cast<spmd::LocalOp>(op);
     if (!local)
@@ -195,6 +202,10 @@ llvm::Error SpmdInterpreter::forward(const Bindings &whole) {
   }
   for (mlir::Operation &op : im.main.getBody().front()) {
     if (auto ret = llvm::dyn_cast<mlir::func::ReturnOp>(op)) {
+      if (im.staged && ret.getNumOperands() == 0) {
+        im.lossValue = {};
+        return llvm::Error::success();
+      }
       if (ret.getNumOperands() != 1)
         return badInput("the plan's @main must return one loss");
       im.lossValue = ret.getOperand(0);
@@ -344,11 +355,18 @@ llvm::Error SpmdInterpreter::Impl::forwardOp(mlir::Operation &op,
         return Error::success();
       })
       .Case([&](spmd::RecvOp r) -> Error {
-        if (sent.empty())
+        std::deque<DistValue> &from = staged ? inbox : sent;
+        if (from.empty())
           return badInput("{0}: nothing was sent before this recv",
                           describeOp(r));
-        DistValue v = std::move(sent.front());
-        sent.pop_front();
+        DistValue v = std::move(from.front());
+        from.pop_front();
+        if (staged) {
+          // Already in this stage's layout (PipelineCheck.cpp).
+          values[r.getResult()] = std::move(v);
+          needsGrad.insert(r.getResult());
+          return Error::success();
+        }
         DistValue out;
         out.dist = r.getDist();
         out.shards = relayout(v, r.getResult(), r.getDist(),
@@ -363,6 +381,16 @@ llvm::Error SpmdInterpreter::Impl::forwardOp(mlir::Operation &op,
 }
 
 double SpmdInterpreter::getLoss() const { return impl->loss; }
+
+void SpmdInterpreter::setStage() { impl->staged = true; }
+std::deque<DistValue> &SpmdInterpreter::sentValues() { return impl->sent; }
+std::deque<DistValue> &SpmdInterpreter::inbox() { return impl->inbox; }
+std::deque<DistValue> &SpmdInterpreter::gradientsSentBack() {
+  return impl->sentBack;
+}
+std::deque<DistValue> &SpmdInterpreter::gradientInbox() {
+  return impl->gradientInbox;
+}
 
 const DistValue *SpmdInterpreter::lookup(mlir::Value v) const {
   auto it = impl->values.find(v);
@@ -402,10 +430,12 @@ static void accumulate(std::vector<Tensor> &into, std::vector<Tensor> g) {
 
 llvm::Error SpmdInterpreter::backward() {
   Impl &im = *impl;
+  llvm::DenseMap<mlir::Value, std::vector<Tensor>> grads;
+  if (im.staged && !im.lossValue)
+    return im.backwardFrom(grads);
   const DistValue *l = lookup(im.lossValue);
   if (!l)
     return makeError(ExitInternal, "backward() called before forward()");
-  llvm::DenseMap<mlir::Value, std::vector<Tensor>> grads;
   // Partial-sum convention: a loss whole on the id axes is counted once in
   // total, 1/|group| on every device of the group.
   float seed =
@@ -414,6 +444,12 @@ llvm::Error SpmdInterpreter::backward() {
   for (unsigned x = 0; x < im.geo.numDevices(); ++x)
     seeds.push_back(Tensor::filled(l->shard(x).getShape(), seed));
   grads[im.lossValue] = std::move(seeds);
+  return im.backwardFrom(grads);
+}
+
+llvm::Error SpmdInterpreter::Impl::backwardFrom(
+    llvm::DenseMap<mlir::Value, std::vector<Tensor>> &grads) {
+  Impl &im = *this;
   im.paramGrads.clear();
   im.sentBack.clear();
   mlir::Block &body = im.main.getBody().front();
@@ -491,10 +527,17 @@ llvm::Error SpmdInterpreter::Impl::backwardOp(
   }
   if (auto send = llvm::dyn_cast<spmd::SendOp>(op)) {
     // The gradient travels back from the receiver (recv → send).
-    if (sentBack.empty())
+    std::deque<DistValue> &from = staged ? gradientInbox : sentBack;
+    if (from.empty())
       return Error::success();
-    DistValue g = std::move(sentBack.back());
-    sentBack.pop_back();
+    DistValue g = std::move(from.back());
+    from.pop_back();
+    if (staged) {
+      // Already in the send's layout (PipelineCheck.cpp).
+      keepContribution(send, 0, send.getInput(), g.shards);
+      addGrad(send.getInput(), std::move(g.shards));
+      return Error::success();
+    }
     std::vector<Tensor> back =
         relayout(g, send.getInput(), values[send.getInput()].dist,
                  (1u << geo.numAxes()) - 1, Exchange::Copy);

@@ -58,6 +58,8 @@ int weft::runPlanCheck(llvm::StringRef modelName, llvm::StringRef planPath,
                       llvm::sys::path::filename(modelName));
   os << llvm::formatv("plan:        {0} ({1} virtual devices)\n", planPath,
                       result->numDevices);
+  if (!result->pipelineOrder.empty())
+    os << llvm::formatv("pipeline:    {0}\n", result->pipelineOrder);
   os << "loss:        " << llvm::format("%.7g", result->referenceLoss)
      << " (single device)\n";
   if (!result->agree && result->mismatch &&

@@ -21,6 +21,7 @@
 #include "ModelLoader.h"
 #include "PlanRun.h"
 #include "Spmd/IR/SpmdDialect.h"
+#include "Spmd/IR/SpmdOps.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/MLIRContext.h"
 #include "weft/Exec/GradientCheck.h"
@@ -105,6 +106,14 @@ struct Options {
       cl::desc("Testing: replace the backward of one collective, "
                "OP=COLLECTIVE (e.g. spmd.shard=all_gather)"),
       cl::cat(category)};
+  cl::opt<int64_t> dropMicroBatch{
+      "test-drop-micro-batch",
+      cl::Hidden,
+      cl::init(-1),
+      cl::desc("Testing: with a pipelined --plan, leave micro-batch K's "
+               "parameter gradients out of the accumulation"),
+      cl::value_desc("K"),
+      cl::cat(category)};
   cl::opt<bool> noTies{
       "test-no-ties", cl::Hidden,
       cl::desc("Testing: with --plan, compare without resolving ties at "
@@ -164,6 +173,7 @@ int runWithPlan(Options &opts) {
   if (opts.atol.getNumOccurrences())
     check.atol = opts.atol;
   check.resolveTies = !opts.noTies;
+  check.testDropMicroBatch = opts.dropMicroBatch;
   if (!opts.dualOverride.empty()) {
     auto duals = overriddenDuals(opts.dualOverride);
     if (!duals)
@@ -192,10 +202,16 @@ int runWithPlan(Options &opts) {
   if (micro > 1) {
     (**module)->setAttr(spmd::SpmdDialect::kMicroBatchesAttr,
                         mlir::Builder(&context).getI64IntegerAttr(micro));
-    llvm::outs() << llvm::formatv(
-        "micro-batches: {0} of {1} samples (gradient accumulation); the "
-        "check runs one micro-batch\n",
-        micro, *io->batch);
+    if (spmd::isPipelined(**plan))
+      llvm::outs() << llvm::formatv(
+          "micro-batches: {0} of {1} samples through the pipeline, "
+          "gradients accumulated\n",
+          micro, *io->batch);
+    else
+      llvm::outs() << llvm::formatv(
+          "micro-batches: {0} of {1} samples (gradient accumulation); the "
+          "check runs one micro-batch\n",
+          micro, *io->batch);
   }
   return runPlanCheck(opts.model, opts.plan, **module, **plan, check,
                       opts.printGradients);

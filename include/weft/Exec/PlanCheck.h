@@ -42,6 +42,9 @@ struct PlanCheckOptions {
   /// within the tolerance, the reference takes the plan's value (either
   /// side is right; docs/Exec.md). Off only to show what it prevents.
   bool resolveTies = true;
+  /// Testing: a pipelined plan's accumulation leaves out this micro-batch's
+  /// parameter gradients (-1: none), to show it is caught.
+  int64_t testDropMicroBatch = -1;
 };
 
 /// Where the spmd run first differs from the reference.
@@ -76,6 +79,9 @@ struct PlanCheckResult {
   /// side of a kink, and the number of ops they belong to.
   int64_t tiesResolved = 0;
   unsigned tieOps = 0;
+  /// A pipelined plan: the steps in the order they ran (`s1:F0` is the
+  /// forward of micro-batch 0 on stage 1, `B` a backward).
+  std::string pipelineOrder;
   /// Set when !agree.
   std::optional<PlanMismatch> mismatch;
 };

@@ -23,6 +23,7 @@
 #include "weft/Spmd/ShardGeometry.h"
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/Support/Error.h"
+#include <deque>
 #include <memory>
 #include <vector>
 
@@ -70,6 +71,9 @@ struct SpmdRunOptions {
   /// Graph input names of @main's arguments, in order (the reference's
   /// `graph.input` names); "arg<i>" when empty.
   std::vector<std::string> inputNames;
+  /// The reference's number of the plan's first dropout (a later stage of
+  /// a pipelined plan starts after the earlier stages' dropouts).
+  uint64_t firstDropoutId = 0;
   /// Keep the gradient of every value after the backward pass (for
   /// locating the first differing gradient; costs memory).
   bool keepGradients = false;
@@ -110,6 +114,22 @@ public:
   /// it added nothing.
   const std::vector<Tensor> *lookupContribution(mlir::Operation *op,
                                                 unsigned operand) const;
+  /// Runs the plan as one stage of a pipelined plan (docs/Pipeline.md):
+  /// @main may return nothing (no loss; the backward pass starts from the
+  /// gradients of its sends), recvs read inbox() and sends read their
+  /// gradients from gradientInbox(), both already in the op's layout.
+  void setStage();
+  /// Values of the sends of the last forward pass, in program order.
+  std::deque<DistValue> &sentValues();
+  /// Values the recvs of the next forward pass read, in program order.
+  std::deque<DistValue> &inbox();
+  /// Gradients of the recvs' results after the backward pass, in program
+  /// order (laid out as the recv's result).
+  std::deque<DistValue> &gradientsSentBack();
+  /// Gradients of the sends' inputs the next backward pass reads, in
+  /// program order.
+  std::deque<DistValue> &gradientInbox();
+
   /// Synchronised gradients of trainable parameters, in program order.
   const std::vector<ParameterGradient> &getParameterGradients() const;
 
