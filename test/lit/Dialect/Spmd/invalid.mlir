@@ -282,7 +282,7 @@ module attributes {
   spmd.mesh = #spmd.mesh<local = [2], classes = [
     #spmd.device_class<type = "V100", peak_gflops = 15700, memory_mb = 16000, nodes = [0, 1]>]>} {
   func.func @all_reduce_algorithm(%x: tensor<4xf32> {spmd.dist = #spmd.dist<[sum, id]>}) {
-    // expected-error @+2 {{to be one of: ring, hierarchical}}
+    // expected-error @+2 {{to be one of: ring, hierarchical, tree}}
     // expected-error @+1 {{failed to parse Spmd_AllReduceAlgorithmAttr}}
     %r = spmd.all_reduce %x {axis = 0 : i64, algorithm = #spmd.algorithm<tree>} : tensor<4xf32> -> #spmd.dist<[id, id]>
     return

@@ -6,13 +6,15 @@
 // TP-DP baseline of a 2-layer MLP on Inputs/tiny-cluster.yaml (mesh: 3 nodes
 // of 1 x 2 devices; two mesh nodes share the V100 cluster node). The loss's
 // all-reduce along the node axis spans 2 devices of one cluster node and 1 of
-// the other: hierarchical (5 us hops inside the node, one 50 us NIC ring)
-// beats one ring over the NIC (its every round waits 50 us). The all-reduces
-// inside a node (axes 1 and 2) are the same either way and keep their ring.
+// the other: one ring over the NIC waits 50 us in every round; hierarchical
+// and tree both take one 5 us hop inside the node and one 50 us hop across
+// it each way, and the tree's 4 B bandwidth term is the smaller, so the tree
+// is kept. The all-reduces inside a node (axes 1 and 2) are the same either
+// way and keep their ring.
 
 // CHECK: spmd.all_reduce %{{.*}} {axis = 2 : i64}
 // CHECK: spmd.all_reduce %{{.*}} {axis = 1 : i64}
-// CHECK: spmd.all_reduce %{{.*}} {algorithm = #spmd.algorithm<hierarchical>, axis = 0 : i64}
+// CHECK: spmd.all_reduce %{{.*}} {algorithm = #spmd.algorithm<tree>, axis = 0 : i64}
 
 module attributes {spmd.mesh = #spmd.mesh<local = [1, 2], classes = [#spmd.device_class<type = "V100", peak_gflops = 15700, memory_mb = 16000, nodes = [0, 1]>, #spmd.device_class<type = "P100", peak_gflops = 10600, memory_mb = 16000, nodes = [2]>]>, spmd.segments = [#spmd.segment<id = 0, extent = 96, ratios = [0.16666666666666666, 0.16666666666666666], sizes = [16, 16, 16, 16, 16, 16]>, #spmd.segment<id = 1, extent = 64, ratios = [0.16666666666666666, 0.16666666666666666], sizes = [11, 11, 11, 11, 10, 10]>], spmd.version = 2 : i64} {
   func.func @main(%arg0: tensor<96x64xf32> {spmd.dist = #spmd.dist<[gather(0, 0), gather(0, 0), id]>}, %arg1: tensor<96xi64> {spmd.dist = #spmd.dist<[gather(0, 0), gather(0, 0), id]>}) -> tensor<f32> {
