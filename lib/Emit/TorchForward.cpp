@@ -461,7 +461,9 @@ std::string ForwardWalk::opCall(exec::LocalStep &step,
   mlir::Value r0 = inner->getNumResults() ? inner->getResult(0) : nullptr;
   if (llvm::isa<g::CastOp>(inner))
     kwarg("to", pyString(elementTypeName(r0.getType())));
-  if (llvm::isa<g::ReshapeOp, g::ExpandOp, g::ResizeOp, g::FlattenOp>(inner))
+  // A transposed convolution's shard group count needs its result channels.
+  if (llvm::isa<g::ReshapeOp, g::ExpandOp, g::ResizeOp, g::FlattenOp,
+                g::ConvTranspose2dOp>(inner))
     kwarg("shape", extents(r0, step.resultDists[0]));
   if (llvm::isa<g::SplitOp, g::Top2GatingOp>(inner)) {
     std::string shapes = "[";
