@@ -5,9 +5,23 @@
 #include "weft/Support/Error.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringExtras.h"
+#include <cstring>
 
 using namespace weft;
 using namespace weft::sched;
+
+double sched::samplesPerStep(const std::string &type) {
+  llvm::StringRef name(type);
+  size_t at = name.rfind("(batch size ");
+  if (at == llvm::StringRef::npos || !name.ends_with(")"))
+    return 1;
+  unsigned batch = 0;
+  llvm::StringRef digits =
+      name.drop_front(at + strlen("(batch size ")).drop_back();
+  if (digits.getAsInteger(10, batch) || batch == 0)
+    return 1;
+  return batch;
+}
 
 std::string sched::referenceGpuType(const ThroughputOracle &oracle) {
   std::vector<std::string> types = oracle.gpuTypes();

@@ -2,6 +2,7 @@
 
 #include "weft/Sched/RateModel.h"
 #include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/Twine.h"
 #include <map>
 
 using namespace weft;
@@ -15,9 +16,50 @@ std::optional<ElasticBatch> sched::parseElasticBatch(llvm::StringRef text) {
   return std::nullopt;
 }
 
+std::optional<TypeRequest> sched::parseTypeRequest(llvm::StringRef text) {
+  if (text == "hard")
+    return TypeRequest::Hard;
+  if (text == "prefer")
+    return TypeRequest::Prefer;
+  return std::nullopt;
+}
+
+/// Steps/s of a job of type `jobType` asking for `scale` GPUs, on `count`
+/// GPUs of oracle type `gpu`, in the job's own steps (see ElasticBatch).
+static std::optional<double> elasticThroughput(const ThroughputOracle &oracle,
+                                               const std::string &jobType,
+                                               unsigned scale, unsigned count,
+                                               llvm::StringRef gpu, bool cons,
+                                               ElasticBatch elastic) {
+  if (elastic == ElasticBatch::PerGpu)
+    if (std::optional<double> steps =
+            oracle.throughput(jobType, count, gpu, cons))
+      return *steps * count / scale;
+  unsigned batch = unsigned(samplesPerStep(jobType));
+  if (elastic == ElasticBatch::Global && count != scale && batch > 1 &&
+      batch * scale % count == 0) {
+    // The same global batch over `count` GPUs: the variant at the new
+    // per-GPU batch, if the oracle measured it.
+    unsigned perGpu = batch * scale / count;
+    llvm::StringRef name(jobType);
+    std::string variant = (name.take_front(name.rfind("(batch size ")) +
+                           "(batch size " + llvm::Twine(perGpu) + ")")
+                              .str();
+    if (std::optional<double> steps =
+            oracle.throughput(variant, count, gpu, cons))
+      return *steps * perGpu / batch;
+  }
+  return oracle.throughput(jobType, count, gpu, cons);
+}
+
 RateModel::RateModel(const SchedCluster &cluster,
                      const ThroughputOracle &oracle, llvm::ArrayRef<Job> jobs,
                      ElasticBatch elastic)
+    : RateModel(cluster, oracle, jobs, RateOptions{elastic}) {}
+
+RateModel::RateModel(const SchedCluster &cluster,
+                     const ThroughputOracle &oracle, llvm::ArrayRef<Job> jobs,
+                     const RateOptions &options)
     : cluster(cluster), oracle(oracle) {
   unsigned numTypes = cluster.types.size();
   std::map<std::tuple<std::string, unsigned, std::vector<std::string>>,
@@ -34,22 +76,27 @@ RateModel::RateModel(const SchedCluster &cluster,
     JobClass cls;
     cls.counts = oracle.counts(job.type);
     cls.rates.assign(numTypes * cls.counts.size() * 2, 0.0);
+    cls.progress = cls.rates;
     for (unsigned t = 0; t < numTypes; ++t) {
       const GpuType &type = cluster.types[t];
-      if (!job.allowedTypes.empty() &&
-          !llvm::any_of(job.allowedTypes, [&](const std::string &name) {
+      bool requested =
+          job.allowedTypes.empty() ||
+          llvm::any_of(job.allowedTypes, [&](const std::string &name) {
             return llvm::StringRef(name).equals_insensitive(type.name);
-          }))
+          });
+      if (!requested && options.request == TypeRequest::Hard)
         continue;
+      double worth = requested ? 1.0 : options.penalty;
       for (unsigned c = 0; c < cls.counts.size(); ++c) {
         unsigned count = cls.counts[c];
         for (unsigned cons = 0; cons < 2; ++cons) {
           std::optional<double> steps =
-              oracle.throughput(job.type, count, type.oracleType, cons);
-          double resize =
-              elastic == ElasticBatch::PerGpu ? double(count) / job.scale : 1;
-          double value = steps ? *steps * type.speedFactor * resize : 0.0;
-          cls.rates[(t * cls.counts.size() + c) * 2 + cons] = value;
+              elasticThroughput(oracle, job.type, job.scale, count,
+                                type.oracleType, cons, options.elastic);
+          double value = steps ? *steps * type.speedFactor : 0.0;
+          unsigned at = (t * cls.counts.size() + c) * 2 + cons;
+          cls.progress[at] = value;
+          cls.rates[at] = value * worth;
         }
       }
       double atScale = 0;
@@ -71,6 +118,15 @@ double RateModel::rate(unsigned job, unsigned type, unsigned count,
   for (unsigned c = 0; c < cls.counts.size(); ++c)
     if (cls.counts[c] == count)
       return cls.rates[(type * cls.counts.size() + c) * 2 + consolidated];
+  return 0;
+}
+
+double RateModel::progressRate(unsigned job, unsigned type, unsigned count,
+                               bool consolidated) const {
+  const JobClass &cls = classes[classOf[job]];
+  for (unsigned c = 0; c < cls.counts.size(); ++c)
+    if (cls.counts[c] == count)
+      return cls.progress[(type * cls.counts.size() + c) * 2 + consolidated];
   return 0;
 }
 

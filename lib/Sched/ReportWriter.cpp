@@ -48,6 +48,8 @@ llvm::Error sched::writeReport(llvm::StringRef dir,
         {"rejected_jobs", s.rejected},
         {"allocated_gpu_utilization", s.allocatedUtilization},
         {"restarts", s.restarts},
+        {"stalled_restarts", s.stalledRestarts},
+        {"avg_samples_per_s", s.avgSamplesPerS},
         {"lp_time_s", s.solverS},
         {"lp_solves", s.solves},
         {"wall_time_s", s.wallS}};
@@ -64,7 +66,8 @@ llvm::Error sched::writeReport(llvm::StringRef dir,
   llvm::sys::path::append(path, "jobs.csv");
   if (auto err = writeFile(path, [&](llvm::raw_ostream &os) {
         os << "policy,job,job_type,gpus,arrival_s,start_s,finish_s,jct_h,"
-              "queue_h,status,restarts,lost_steps,deadline_s,reason\n";
+              "queue_h,status,restarts,lost_steps,deadline_s,reason,"
+              "stalled_restarts\n";
         for (const SimResult &result : results)
           for (const JobRecord &r : result.jobs) {
             const Job &job = workload.jobs[r.id];
@@ -88,7 +91,7 @@ llvm::Error sched::writeReport(llvm::StringRef dir,
               os << llvm::format("%.1f", *job.deadlineS);
             std::string reason = r.rejectReason;
             std::replace(reason.begin(), reason.end(), ',', ';');
-            os << "," << reason << "\n";
+            os << "," << reason << "," << r.stalledRestarts << "\n";
           }
       }))
     return err;

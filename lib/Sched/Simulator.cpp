@@ -15,6 +15,7 @@
 #include "weft/Sched/Admission.h"
 #include "weft/Sched/Network.h"
 #include "weft/Sched/Placement.h"
+#include "weft/Sched/RestartCost.h"
 #include "weft/Support/Error.h"
 #include "llvm/ADT/ScopeExit.h"
 #include "llvm/ADT/StringExtras.h"
@@ -82,7 +83,10 @@ private:
   unsigned nextFailure = 0;
   std::vector<NodeFailure> failures;
   std::vector<unsigned> activeIds;
-  std::vector<bool> everRan, restartNow;
+  std::vector<bool> everRan;
+  /// Restart seconds still to pay before the job progresses.
+  std::vector<double> restartDebtS;
+  std::vector<double> samplesPerStepOf;
   std::vector<char> planned, kept;
   std::vector<double> attainedS, slowdown;
   std::vector<unsigned> roundsActive;
@@ -246,9 +250,11 @@ llvm::Error Simulation::placePlan(const std::vector<Assignment> &plan) {
   // Jobs that ran and do not keep their GPUs are preempted: they checkpoint.
   for (unsigned id : activeIds) {
     JobState &js = state.jobs[id];
-    restartNow[id] = false;
     if (kept[id])
       continue;
+    if (restartDebtS[id] > 0 && !js.placement.empty())
+      ++result.jobs[id].stalledRestarts;
+    restartDebtS[id] = 0;
     if (!js.placement.empty()) {
       js.ckptSteps = js.steps;
       js.runSinceCkptS = 0;
@@ -269,7 +275,8 @@ llvm::Error Simulation::placePlan(const std::vector<Assignment> &plan) {
         ok = false;
         break;
       }
-      rate += rates.rate(a->job, part.type, part.count, where->consolidated);
+      rate += rates.progressRate(a->job, part.type, part.count,
+                                 where->consolidated);
       taken.insert(taken.end(), where->shares.begin(), where->shares.end());
     }
     if (!ok || rate <= 0) {
@@ -280,9 +287,16 @@ llvm::Error Simulation::placePlan(const std::vector<Assignment> &plan) {
     js.placement = std::move(taken);
     js.parts = a->parts;
     js.rate = rate;
-    restartNow[a->job] = everRan[a->job];
-    if (everRan[a->job])
+    if (everRan[a->job]) {
       ++result.jobs[a->job].restarts;
+      unsigned gpus = 0;
+      for (const Part &part : a->parts)
+        gpus += part.count;
+      restartDebtS[a->job] =
+          RestartCost{options.restartCostS, options.restartCostPerGpuS,
+                      options.restartCostCapS}
+              .seconds(gpus);
+    }
   }
   return llvm::Error::success();
 }
@@ -325,7 +339,7 @@ void Simulation::runRound(double roundEnd) {
     if (failures[f].timeS < roundEnd)
       failAt[failures[f].node] =
           std::min(failAt[failures[f].node], failures[f].timeS);
-  double usefulInRound = 0;
+  double usefulInRound = 0, samplesInRound = 0;
   for (unsigned id : activeIds)
     ++roundsActive[id];
   for (unsigned id : running) {
@@ -341,8 +355,12 @@ void Simulation::runRound(double roundEnd) {
     if (record.startS < 0)
       record.startS = start;
     everRan[id] = true;
-    double runFrom = start + (restartNow[id] ? options.restartCostS : 0);
     double stopAt = std::min(roundEnd, fail);
+    // The restart cost first, carried over while it exceeds the round.
+    double pay = std::min(restartDebtS[id], std::max(0.0, stopAt - start));
+    restartDebtS[id] -= pay;
+    result.restartGpuS += gpus * pay;
+    double runFrom = start + pay;
     double rate = js.rate / slowdown[id];
     double runS = std::max(0.0, stopAt - runFrom);
     double need = (job.totalSteps - js.steps) / rate;
@@ -356,6 +374,7 @@ void Simulation::runRound(double roundEnd) {
       record.status = JobStatus::Finished;
       record.finishS = end;
       attainedS[id] += need;
+      samplesInRound += need * rate * samplesPerStepOf[id];
       result.allocatedGpuS += gpus * (end - start);
       usefulInRound += gpus * need / slowdown[id];
       js.placement.clear();
@@ -365,6 +384,7 @@ void Simulation::runRound(double roundEnd) {
       continue;
     }
     js.steps += rate * runS;
+    samplesInRound += rate * runS * samplesPerStepOf[id];
     attainedS[id] += runS;
     result.allocatedGpuS += gpus * (stopAt - start);
     usefulInRound += gpus * runS / slowdown[id];
@@ -383,9 +403,13 @@ void Simulation::runRound(double roundEnd) {
       js.placement.clear();
       js.parts.clear();
       js.rate = 0;
+      if (restartDebtS[id] > 0)
+        ++record.stalledRestarts;
+      restartDebtS[id] = 0;
       changed = true;
     }
   }
+  result.samples.emplace_back(start, roundEnd, samplesInRound);
   result.usefulGpuS += usefulInRound;
   unsigned healthy = 0;
   for (unsigned n = 0; n < cluster.nodes.size(); ++n)
@@ -413,7 +437,10 @@ llvm::Expected<SimResult> Simulation::run() {
   everRan.assign(n, false);
   planned.assign(n, 0);
   kept.assign(n, 0);
-  restartNow.assign(n, false);
+  restartDebtS.assign(n, 0);
+  samplesPerStepOf.resize(n);
+  for (unsigned i = 0; i < n; ++i)
+    samplesPerStepOf[i] = samplesPerStep(jobs[i].type);
   attainedS.assign(n, 0);
   slowdown.assign(n, 1.0);
   roundsActive.assign(n, 0);

@@ -41,6 +41,8 @@ PolicyStats sched::computeStats(const SimResult &result,
       ++stats.deadlinesRejected;
     }
     stats.restarts += record.restarts;
+    stats.stalledRestarts += record.stalledRestarts;
+    stats.stalledJobs += record.stalledRestarts > 0;
     if (!workload.measured(record.id))
       continue;
     ++stats.measured;
@@ -66,6 +68,11 @@ PolicyStats sched::computeStats(const SimResult &result,
   stats.p50JctH = percentile(jcts, 50);
   stats.p99JctH = percentile(jcts, 99);
   stats.makespanH = (lastFinish - firstArrival) / 3600;
+  double samples = 0;
+  for (const auto &[start, end, done] : result.samples)
+    samples += done;
+  if (lastFinish > firstArrival)
+    stats.avgSamplesPerS = samples / (lastFinish - firstArrival);
   stats.avgQueueH = started ? queueSum / started / 3600 : 0;
   if (result.availableGpuS > 0) {
     stats.gpuUtilization = result.usefulGpuS / result.availableGpuS;

@@ -2,7 +2,7 @@
 //
 // weft-sched --cluster SPEC (--trace FILE | --workload gavel:...)
 //            --oracle table:FILE --policy a[,b,...] [--network fair|crux]
-//            [--report DIR]
+//            [--report DIR] [--report-csv FILE]
 // docs/Scheduler.md is the manual.
 //
 //===----------------------------------------------------------------------===//
@@ -11,6 +11,7 @@
 #include "weft/Sched/Network.h"
 #include "weft/Sched/RateModel.h"
 #include "weft/Sched/Report.h"
+#include "weft/Sched/RestartCost.h"
 #include "weft/Sched/Simulator.h"
 #include "weft/Sched/TableOracle.h"
 #include "weft/Sched/Workload.h"
@@ -58,10 +59,40 @@ static cl::opt<std::string>
               cl::value_desc("dir"), cl::cat(category));
 static cl::opt<double> roundS("round", cl::desc("round length (s)"),
                               cl::init(360), cl::cat(category));
+static cl::opt<std::string> restartCostArg(
+    "restart-cost",
+    cl::desc("seconds per (re)start after a preemption, migration, resize "
+             "or failure: S or S,POLICY=S,... (per-policy values)"),
+    cl::value_desc("s[,policy=s]"), cl::init("10"), cl::cat(category));
+static cl::opt<std::string> restartPerGpuArg(
+    "restart-cost-per-gpu",
+    cl::desc("seconds per GPU added to each restart's cost (S or "
+             "S,POLICY=S,...)"),
+    cl::value_desc("s[,policy=s]"), cl::init("0"), cl::cat(category));
+static cl::opt<std::string> restartCapArg(
+    "restart-cost-cap",
+    cl::desc("cap on one restart's cost, seconds or none (S or "
+             "S,POLICY=S,...); a cost beyond a round carries over"),
+    cl::value_desc("s[,policy=s]"), cl::init("none"), cl::cat(category));
+static cl::opt<std::string>
+    reportCsv("report-csv",
+              cl::desc("write samples/s and jobs finished per time window, "
+                       "per policy, as CSV"),
+              cl::value_desc("file"), cl::cat(category));
 static cl::opt<double>
-    restartCostS("restart-cost",
-                 cl::desc("checkpoint-restart cost per (re)start (s)"),
-                 cl::init(10), cl::cat(category));
+    reportWindowH("report-window", cl::desc("time window of --report-csv (h)"),
+                  cl::init(1), cl::cat(category));
+static cl::opt<std::string> gpuTypesArg(
+    "gpu-types",
+    cl::desc("a job's gpu_types: hard (it runs on those types only; a type "
+             "the cluster lacks is bad input) or prefer (policies favour "
+             "them, other types count at --gpu-type-penalty of their rate)"),
+    cl::init("hard"), cl::cat(category));
+static cl::opt<double> gpuTypePenalty(
+    "gpu-type-penalty",
+    cl::desc("with --gpu-types prefer: the fraction of its rate a type "
+             "outside a job's gpu_types is worth to the policies, in (0, 1]"),
+    cl::init(0.5), cl::cat(category));
 static cl::opt<double>
     checkpointEveryS("checkpoint-every",
                      cl::desc("periodic checkpoint interval of run time (s); "
@@ -130,11 +161,29 @@ static llvm::Error run() {
       return generated.takeError();
     workload = std::move(*generated);
   }
-  if (auto err = checkAllowedTypes(workload, *cluster))
-    return err;
+  std::optional<TypeRequest> request = parseTypeRequest(gpuTypesArg);
+  if (!request)
+    return badInput("--gpu-types '{0}': expected hard or prefer", gpuTypesArg);
+  if (!(gpuTypePenalty > 0 && gpuTypePenalty <= 1))
+    return badInput("--gpu-type-penalty must be in (0, 1], got {0}",
+                    gpuTypePenalty.getValue());
+  if (*request == TypeRequest::Hard)
+    if (auto err = checkAllowedTypes(workload, *cluster))
+      return err;
+  auto restartBase = parsePerPolicyValue("restart-cost", restartCostArg, 10);
+  if (!restartBase)
+    return restartBase.takeError();
+  auto restartPerGpu =
+      parsePerPolicyValue("restart-cost-per-gpu", restartPerGpuArg, 0);
+  if (!restartPerGpu)
+    return restartPerGpu.takeError();
+  auto restartCap = parsePerPolicyValue("restart-cost-cap", restartCapArg,
+                                        std::numeric_limits<double>::infinity(),
+                                        /*allowNone=*/true);
+  if (!restartCap)
+    return restartCap.takeError();
   SimOptions options;
   options.roundS = roundS;
-  options.restartCostS = restartCostS;
   options.checkpointEveryS = checkpointEveryS;
   options.deadlines = deadlines;
   options.checkInvariants = checkInvariantsArg;
@@ -144,7 +193,7 @@ static llvm::Error run() {
     bool positive;
   };
   for (Bound b : {Bound{&roundS, true}, Bound{&maxTimeH, true},
-                  Bound{&restartCostS, false}, Bound{&checkpointEveryS, false},
+                  Bound{&reportWindowH, true}, Bound{&checkpointEveryS, false},
                   Bound{&knee, false}}) {
     double value = *b.flag;
     if (!std::isfinite(value) || value < 0 || (b.positive && value == 0))
@@ -184,7 +233,11 @@ static llvm::Error run() {
   if (!elastic)
     return badInput("--elastic-batch '{0}': expected global or per-gpu",
                     elasticBatch);
-  RateModel rates(*cluster, **oracle, workload.jobs, *elastic);
+  RateOptions rateOptions;
+  rateOptions.elastic = *elastic;
+  rateOptions.request = *request;
+  rateOptions.penalty = gpuTypePenalty;
+  RateModel rates(*cluster, **oracle, workload.jobs, rateOptions);
   llvm::outs() << "cluster " << cluster->name << ": " << cluster->totalGpus()
                << " GPUs in " << cluster->nodes.size() << " nodes (";
   for (unsigned t = 0; t < cluster->types.size(); ++t) {
@@ -210,6 +263,9 @@ static llvm::Error run() {
                                     nowS / 3600, finished, total)
                           .str());
     };
+    options.restartCostS = restartBase->get(policy->name());
+    options.restartCostPerGpuS = restartPerGpu->get(policy->name());
+    options.restartCostCapS = restartCap->get(policy->name());
     auto result = simulate(workload, *cluster, rates, *policy, options);
     progress.done();
     if (!result)
@@ -220,9 +276,18 @@ static llvm::Error run() {
   printStatsTable(stats, llvm::outs());
   for (const PolicyStats &s : stats)
     llvm::outs() << llvm::format("%s: simulated in %.2f s wall, %u LP solves "
-                                 "in %.2f s, %u restarts, allocated %.1f %%\n",
+                                 "in %.2f s, %u restarts, allocated %.1f %%, "
+                                 "%.1f samples/s\n",
                                  s.policy.c_str(), s.wallS, s.solves, s.solverS,
-                                 s.restarts, 100 * s.allocatedUtilization);
+                                 s.restarts, 100 * s.allocatedUtilization,
+                                 s.avgSamplesPerS);
+  for (const PolicyStats &s : stats)
+    if (s.stalledJobs)
+      llvm::errs() << llvm::formatv(
+          "weft-sched: warning: {0}: {2} jobs lost their GPUs {1} times "
+          "before paying their restart cost: restarts keep them from "
+          "progressing (jobs.csv stalled_restarts)\n",
+          s.policy, s.stalledRestarts, s.stalledJobs);
   for (const SimResult &result : results) {
     unsigned shown = 0;
     for (const JobRecord &r : result.jobs)
@@ -233,6 +298,10 @@ static llvm::Error run() {
   }
   if (!reportDir.empty())
     if (llvm::Error err = writeReport(reportDir, results, stats, workload))
+      return err;
+  if (!reportCsv.empty())
+    if (llvm::Error err = writeThroughputCsv(reportCsv, results, workload,
+                                             reportWindowH * 3600))
       return err;
   return llvm::Error::success();
 }

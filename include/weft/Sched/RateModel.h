@@ -4,8 +4,11 @@
 // Answers "how many of its own steps per second does job j make with c GPUs
 // of cluster type t, consolidated or spread", caching oracle look-ups per job
 // class (type, scale, allowed GPU types). Elastic runs (c != scale) progress
-// at throughput(c) (fixed global batch, the default) or throughput(c) * c /
-// scale (fixed per-GPU batch); see ElasticBatch.
+// at throughput(c) (fixed global batch, the default; the oracle's figure for
+// the job type's batch-size variant at the new per-GPU batch when it has
+// one) or throughput(c) * c / scale (fixed per-GPU batch); see ElasticBatch.
+// A job's requested GPU types are a restriction or a preference
+// (TypeRequest).
 //
 //===----------------------------------------------------------------------===//
 
@@ -24,7 +27,10 @@ namespace sched {
 enum class ElasticBatch {
   /// The global batch stays fixed: an iteration is the same work at any
   /// size, so the job makes throughput(c) of its own steps per second (the
-  /// oracle's iteration rate at the new size).
+  /// oracle's iteration rate at the new size). When the job type is
+  /// "X (batch size b)" and the oracle has "X (batch size b')" for the
+  /// per-GPU batch b' = b * scale / c at c GPUs, that variant's figure is
+  /// used, converted to the job's steps: throughput'(c) * b' / b.
   Global,
   /// The per-GPU batch stays fixed: the global batch grows c / scale times,
   /// the job's work is a fixed number of samples, and it makes
@@ -35,16 +41,43 @@ enum class ElasticBatch {
 /// Parses "global" / "per-gpu".
 std::optional<ElasticBatch> parseElasticBatch(llvm::StringRef text);
 
+/// What a job's `allowedTypes` (a trace's gpu_types) mean.
+enum class TypeRequest {
+  /// The job runs on those types only.
+  Hard,
+  /// The job may run anywhere; policies see the other types' rates scaled
+  /// by RateOptions::penalty, so they favour the requested ones, while the
+  /// job progresses at the true rate wherever it runs.
+  Prefer,
+};
+
+/// Parses "hard" / "prefer".
+std::optional<TypeRequest> parseTypeRequest(llvm::StringRef text);
+
+struct RateOptions {
+  ElasticBatch elastic = ElasticBatch::Global;
+  TypeRequest request = TypeRequest::Hard;
+  /// With TypeRequest::Prefer: what a type outside a job's requested ones
+  /// is worth to the policies, as a fraction of its rate, in (0, 1].
+  double penalty = 0.5;
+};
+
 class RateModel {
 public:
   RateModel(const SchedCluster &cluster, const ThroughputOracle &oracle,
             llvm::ArrayRef<Job> jobs,
             ElasticBatch elastic = ElasticBatch::Global);
+  RateModel(const SchedCluster &cluster, const ThroughputOracle &oracle,
+            llvm::ArrayRef<Job> jobs, const RateOptions &options);
 
-  /// Steps/s of job `job` on `count` GPUs of type `type`; 0 if infeasible,
-  /// not allowed, or `count` is not a count the oracle knows.
+  /// Steps/s of job `job` on `count` GPUs of type `type` as the policies
+  /// see it (a type outside a preference discounted); 0 if infeasible, not
+  /// allowed, or `count` is not a count the oracle knows.
   double rate(unsigned job, unsigned type, unsigned count,
               bool consolidated) const;
+  /// Steps/s the job actually makes there (what the simulator runs it at).
+  double progressRate(unsigned job, unsigned type, unsigned count,
+                      bool consolidated) const;
   /// GPU counts the job can run with (ascending).
   llvm::ArrayRef<unsigned> counts(unsigned job) const;
   /// The job's consolidated rate at its requested scale on its fastest
@@ -64,8 +97,9 @@ public:
 private:
   struct JobClass {
     std::vector<unsigned> counts;
-    /// [type][count index][consolidated] flattened.
-    std::vector<double> rates;
+    /// [type][count index][consolidated] flattened: the policies' view and
+    /// the true rates.
+    std::vector<double> rates, progress;
     double best = 0;
     int bestType = -1;
   };

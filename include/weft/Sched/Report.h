@@ -30,6 +30,10 @@ struct PolicyStats {
   double allocatedUtilization = 0;
   unsigned deadlinesMet = 0, deadlinesMissed = 0, deadlinesRejected = 0;
   unsigned restarts = 0;
+  /// Restarts cut short before their cost was paid, and the jobs they hit.
+  unsigned stalledRestarts = 0, stalledJobs = 0;
+  /// Samples processed / (last completion - first arrival), all jobs.
+  double avgSamplesPerS = 0;
   double solverS = 0, wallS = 0;
   unsigned solves = 0;
 };
@@ -44,6 +48,16 @@ void printStatsTable(llvm::ArrayRef<PolicyStats> stats, llvm::raw_ostream &os);
 llvm::Error writeReport(llvm::StringRef dir, llvm::ArrayRef<SimResult> results,
                         llvm::ArrayRef<PolicyStats> stats,
                         const Workload &workload);
+
+/// The throughput report (`--report-csv`): per policy and window of
+/// `windowS` seconds, samples processed per second and jobs finished
+/// (docs/Scheduler.md#report).
+void printThroughputCsv(llvm::ArrayRef<SimResult> results,
+                        const Workload &workload, double windowS,
+                        llvm::raw_ostream &os);
+llvm::Error writeThroughputCsv(llvm::StringRef path,
+                               llvm::ArrayRef<SimResult> results,
+                               const Workload &workload, double windowS);
 
 /// The SVG plots on their own (for tests).
 std::string jctCdfSvg(llvm::ArrayRef<SimResult> results,

@@ -13,6 +13,8 @@
 #include "weft/Sched/Policy.h"
 #include "weft/Sched/Workload.h"
 #include <functional>
+#include <limits>
+#include <tuple>
 
 namespace weft {
 namespace sched {
@@ -31,9 +33,14 @@ llvm::Expected<NodeFailure> parseFailure(llvm::StringRef text,
 
 struct SimOptions {
   double roundS = 360;
-  /// Seconds lost each time a job (re)starts after a preemption, migration
-  /// or failure (not on its first start).
+  /// Seconds lost each time a job (re)starts after a preemption, migration,
+  /// resize or failure (not on its first start): min(restartCostCapS,
+  /// restartCostS + restartCostPerGpuS x GPUs). A cost longer than what is
+  /// left of the round carries over to the next round while the job keeps
+  /// its GPUs; a job that loses them first has wasted that restart.
   double restartCostS = 10;
+  double restartCostPerGpuS = 0;
+  double restartCostCapS = std::numeric_limits<double>::infinity();
   /// Periodic checkpoint interval of run time, seconds; 0 = only when
   /// preempted.
   double checkpointEveryS = 0;
@@ -59,6 +66,10 @@ struct JobRecord {
   double startS = -1, finishS = -1;
   /// Restarts after preemption, migration or failure.
   unsigned restarts = 0;
+  /// Restarts the job lost its GPUs in (preempted again or a failure)
+  /// before the restart cost was paid: restarts that kept it from
+  /// progressing.
+  unsigned stalledRestarts = 0;
   /// Steps lost to failures.
   double lostSteps = 0;
   std::string rejectReason;
@@ -74,6 +85,12 @@ struct SimResult {
   /// slowdown), and healthy GPU-seconds, from the first arrival to the last
   /// completion.
   double allocatedGpuS = 0, usefulGpuS = 0, availableGpuS = 0;
+  /// Samples processed in each round: (round start, round end, samples), a
+  /// step of a job being its type's batch size in samples (samplesPerStep).
+  /// Work later lost to a failure counts: it was computed.
+  std::vector<std::tuple<double, double, double>> samples;
+  /// Seconds of GPU time spent restarting (cost x GPUs held).
+  double restartGpuS = 0;
   double solverS = 0;
   unsigned solves = 0;
   double wallS = 0;
