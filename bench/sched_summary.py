@@ -34,6 +34,22 @@ def main():
             cells = [f"{rows[r][base]['avg_jct_h'] / rows[r][p]['avg_jct_h']:.2f}x"
                      for r in rates]
             print(f"| {p} | " + " | ".join(cells) + " |")
+    print("\nAverage / p50 / p99 JCT (h):\n")
+    print("| policy | " + " | ".join(f"{r} jobs/h" for r in rates) + " |")
+    print("| --- |" + " --- |" * len(rates))
+    for p in policies:
+        cells = [f"{rows[r][p]['avg_jct_h']:.2f} / {rows[r][p]['p50_jct_h']:.2f} / "
+                 f"{rows[r][p]['p99_jct_h']:.2f}" for r in rates]
+        print(f"| {p} | " + " | ".join(cells) + " |")
+    details = {r: load(f"{out}/gavel-rate-{r}/report.json")["details"] for r in rates}
+    print("\nMean cluster throughput (samples/s, first arrival to last "
+          "completion) and stalled restarts:\n")
+    print("| policy | " + " | ".join(f"{r} jobs/h" for r in rates) + " |")
+    print("| --- |" + " --- |" * len(rates))
+    for p in policies:
+        cells = [f"{details[r][p]['avg_samples_per_s']:.0f}, "
+                 f"{details[r][p]['stalled_restarts']}" for r in rates]
+        print(f"| {p} | " + " | ".join(cells) + " |")
     print("\nMakespan (h) and GPU utilisation:\n")
     print("| policy | " + " | ".join(f"{r} jobs/h" for r in rates) + " |")
     print("| --- |" + " --- |" * len(rates))
