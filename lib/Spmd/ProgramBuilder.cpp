@@ -19,9 +19,17 @@ using mlir::RankedTensorType;
 using mlir::Value;
 
 std::string weft::modelFingerprint(mlir::ModuleOp graph) {
+  // The gradient bucket size (weftc --bucket-mb) is how the plan runs, not
+  // what the model computes: it stays out of the fingerprint, so weft-run
+  // recognises the model without the flag.
+  mlir::Attribute bucket = graph->getAttr(SpmdDialect::kGradientBucketAttr);
+  if (bucket)
+    graph->removeAttr(SpmdDialect::kGradientBucketAttr);
   std::string text;
   llvm::raw_string_ostream os(text);
   graph->print(os);
+  if (bucket)
+    graph->setAttr(SpmdDialect::kGradientBucketAttr, bucket);
   llvm::ArrayRef<uint8_t> bytes(reinterpret_cast<const uint8_t *>(text.data()),
                                 text.size());
   std::array<uint8_t, 32> hash = llvm::SHA256::hash(bytes);
