@@ -10,6 +10,7 @@
 #include "Graph/IR/GraphOps.h"
 #include "PyLiteral.h"
 #include "Spmd/IR/SpmdDialect.h"
+#include "Spmd/IR/SpmdOps.h"
 #include "TorchWriter.h"
 #include "weft/Exec/Npy.h"
 #include "weft/Exec/OpKernels.h"
@@ -28,6 +29,9 @@ TorchWriter::TorchWriter(mlir::ModuleOp plan,
     : plan(plan), geo(geometry), options(options) {}
 
 llvm::Error TorchWriter::run() {
+  if (spmd::isPipelined(plan))
+    return badInput("pipelined plans (docs/Pipeline.md) are not emitted as "
+                    "PyTorch programs yet; weft-run --plan checks them");
   auto main = plan.lookupSymbol<mlir::func::FuncOp>("main");
   if (!main || main.getBody().empty())
     return badInput("the plan has no func.func @main");
