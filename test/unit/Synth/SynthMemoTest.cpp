@@ -114,7 +114,9 @@ TEST(SynthTest, PlainFirstSkipsTheMemoWhenTheAStarCloses) {
   // closes there, so no block is solved and the cost is the memo's; uniform
   // cost stops as hopeless there, and the memo then finishes the search.
   mlir::MLIRContext ctx;
-  ParsedSpace parsed = parseSpace(ctx, repeatedBlocks(24), cluster(2, 2));
+  // One sync per tensor: the search landscape these counts were read on.
+  ParsedSpace parsed = parseSpace(ctx, repeatedBlocks(24), cluster(2, 2),
+                                  /*recompute=*/false, /*bucketBytes=*/0.0);
   ASSERT_TRUE(parsed.space) << parsed.error;
   SearchSpace &space = *parsed.space;
   SearchLimits limits;
@@ -208,7 +210,9 @@ TEST(SynthTest, HopelessSearchStopsEarlyAndClosableOneFinishes) {
   // times over) would stop it; on 24 blocks it would take about 133,000.
   mlir::MLIRContext ctx;
   {
-    ParsedSpace parsed = parseSpace(ctx, repeatedBlocks(6), cluster(2, 2));
+    // One sync per tensor: the search landscape these counts were read on.
+    ParsedSpace parsed = parseSpace(ctx, repeatedBlocks(6), cluster(2, 2),
+                                    /*recompute=*/false, /*bucketBytes=*/0.0);
     ASSERT_TRUE(parsed.space) << parsed.error;
     SearchLimits limits;
     limits.memo = false;
@@ -224,7 +228,8 @@ TEST(SynthTest, HopelessSearchStopsEarlyAndClosableOneFinishes) {
     EXPECT_EQ(closed.expansions, optimum.expansions);
     EXPECT_NEAR(closed.cost, optimum.cost, 1e-12 * optimum.cost);
   }
-  ParsedSpace parsed = parseSpace(ctx, repeatedBlocks(24), cluster(2, 2));
+  ParsedSpace parsed = parseSpace(ctx, repeatedBlocks(24), cluster(2, 2),
+                                  /*recompute=*/false, /*bucketBytes=*/0.0);
   ASSERT_TRUE(parsed.space) << parsed.error;
   SearchSpace &space = *parsed.space;
   SearchLimits limits;

@@ -121,14 +121,18 @@ std::string randomGraph(std::mt19937 &rng, unsigned ops) {
 }
 
 ParsedSpace parseSpace(mlir::MLIRContext &ctx, const std::string &text,
-                       const ClusterSpec &spec, bool recompute) {
+                       const ClusterSpec &spec, bool recompute,
+                       std::optional<double> bucketBytes) {
   ParsedSpace out;
   out.graph = weft::test::parsePlan(ctx, text);
   if (!out.graph) {
     out.error = "the program does not parse";
     return out;
   }
-  auto space = SearchSpace::build(*out.graph, spec, {}, {}, recompute);
+  EvalOptions eval;
+  if (bucketBytes)
+    eval.gradientBucketBytes = *bucketBytes;
+  auto space = SearchSpace::build(*out.graph, spec, eval, {}, recompute);
   if (!space)
     out.error = llvm::toString(space.takeError());
   else

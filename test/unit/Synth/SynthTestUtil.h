@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <limits>
 #include <memory>
+#include <optional>
 #include <random>
 #include <string>
 
@@ -33,8 +34,11 @@ struct ParsedSpace {
   std::string error;
 };
 
+/// `bucketBytes`: the gradient bucket size (EvalOptions' default when
+/// absent; 0 prices one sync per tensor).
 ParsedSpace parseSpace(mlir::MLIRContext &ctx, const std::string &text,
-                       const ClusterSpec &spec, bool recompute = false);
+                       const ClusterSpec &spec, bool recompute = false,
+                       std::optional<double> bucketBytes = std::nullopt);
 
 /// A module taking %x : tensor<8x16xf32> with `params` and `body`, whose
 /// loss is the sum of `last`.

@@ -284,7 +284,7 @@ module attributes {
   func.func @all_reduce_algorithm(%x: tensor<4xf32> {spmd.dist = #spmd.dist<[sum, id]>}) {
     // expected-error @+2 {{to be one of: ring, hierarchical, tree}}
     // expected-error @+1 {{failed to parse Spmd_AllReduceAlgorithmAttr}}
-    %r = spmd.all_reduce %x {axis = 0 : i64, algorithm = #spmd.algorithm<tree>} : tensor<4xf32> -> #spmd.dist<[id, id]>
+    %r = spmd.all_reduce %x {axis = 0 : i64, algorithm = #spmd.algorithm<butterfly>} : tensor<4xf32> -> #spmd.dist<[id, id]>
     return
   }
 }
