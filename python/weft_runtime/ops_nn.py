@@ -45,8 +45,27 @@ def conv2d(input, weight, bias=None, *, strides, pads, dilations, group):  # noq
     derived from the operand shapes."""
     top, left, bottom, right = _ints(pads)
     x = F.pad(input, (left, right, top, bottom)) if any((top, left, bottom, right)) else input
+    if 0 in (builtins.int(input.shape[1]), builtins.int(weight.shape[0]),
+             builtins.int(weight.shape[1])):
+        # An empty shard of the channels: torch refuses no output channels
+        # and gives an empty result for no input channels, where the
+        # shard's value is the bias alone (a partial sum of nothing).
+        (sh, sw), (dh, dw) = _ints(strides), _ints(dilations)
+        kh, kw = builtins.int(weight.shape[2]), builtins.int(weight.shape[3])
+        oh = (builtins.int(x.shape[2]) - dh * (kh - 1) - 1) // sh + 1
+        ow = (builtins.int(x.shape[3]) - dw * (kw - 1) - 1) // sw + 1
+        return _empty_result(x, weight, bias, (x.shape[0], weight.shape[0], oh, ow))
     return F.conv2d(x, weight, bias, _ints(strides), 0, _ints(dilations),
                     _conv2d_group(input, weight, group))
+
+
+def _empty_result(x, weight, bias, shape):
+    """Zeros of `shape` plus the bias, still a function of x and weight (their
+    gradients are zeros) so every rank runs the same backward."""
+    y = (x.sum() + weight.sum()) * 0 + x.new_zeros(tuple(builtins.int(d) for d in shape))
+    if bias is not None:
+        y = y + bias.reshape(1, -1, 1, 1)
+    return y
 
 
 def _conv_transpose2d_group(input, weight, bias, group, shape):  # noqa: A002
@@ -76,7 +95,16 @@ def conv_transpose2d(input, weight, bias=None, *, strides, pads, dilations,  # n
     dh, dw = _ints(dilations)
     oph, opw = _ints(output_padding)
     groups = _conv_transpose2d_group(input, weight, bias, group, shape)
-    full = F.conv_transpose2d(input, weight, None, (sh, sw), 0, 0, groups, (dh, dw))
+    if 0 in (builtins.int(input.shape[1]), builtins.int(weight.shape[1])):
+        # An empty shard of the channels (see conv2d).
+        kh, kw = builtins.int(weight.shape[2]), builtins.int(weight.shape[3])
+        out = (builtins.int(shape[1]) if shape is not None
+               else builtins.int(weight.shape[1]) * groups)
+        full = _empty_result(input, weight, None, (
+            input.shape[0], out, (builtins.int(input.shape[2]) - 1) * sh + dh * (kh - 1) + 1,
+            (builtins.int(input.shape[3]) - 1) * sw + dw * (kw - 1) + 1))
+    else:
+        full = F.conv_transpose2d(input, weight, None, (sh, sw), 0, 0, groups, (dh, dw))
     fh, fw = builtins.int(full.shape[2]), builtins.int(full.shape[3])
     oh, ow = fh - top - bottom + oph, fw - left - right + opw
     # Rows and columns past the full output (output padding) are zeros.

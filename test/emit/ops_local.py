@@ -265,6 +265,27 @@ def torch_cases(s):
             raise Failure("empty shapes: %s, %s" % (tuple(outs[6].shape), tuple(outs[9].shape)))
     s.case("empty shards", empty)
 
+    def empty_channels():
+        # conv2d.split-in-channels over [3, 0] channels: the empty shard's
+        # partial result is zeros of the whole result's shape; a split of the
+        # output channels over [2, 0] gives the empty one no channels.
+        conv = {"strides": (2, 2), "pads": (1, 1, 1, 1), "dilations": (1, 1), "group": 1}
+        x, w = rand((2, 3, 5, 5), 497), rand((2, 3, 3, 3), 498)
+        whole = ops.conv2d(x, w, **conv)
+        empty_in = ops.conv2d(x[:, 3:], w[:, 3:], **conv)
+        close(ops.conv2d(x[:, :3], w[:, :3], **conv) + empty_in, whole, "in-channel shards",
+              1e-12, 1e-12)
+        no_out = ops.conv2d(x, w[2:], **conv)
+        if tuple(no_out.shape) != (2, 0, 3, 3):
+            raise Failure("no output channels: %s" % (tuple(no_out.shape),))
+        ct = {"strides": (2, 2), "pads": (1, 1, 1, 1), "dilations": (1, 1),
+              "output_padding": (0, 0), "group": 1}
+        xt, wt = rand((2, 3, 3, 3), 499), rand((3, 2, 4, 4), 500)
+        full = ops.conv_transpose2d(xt, wt, **ct)
+        part = ops.conv_transpose2d(xt[:, 3:], wt[3:], shape=tuple(full.shape), **ct)
+        exact(part, torch.zeros_like(full), "transposed convolution of no input channels")
+    s.case("empty channel shards of conv2d and conv_transpose2d", empty_channels)
+
     def names():
         doc = open(os.path.join(HERE, "..", "..", "docs", "Dialects", "Graph.md")).read()
         dialect = set(re.findall(r"^### `graph\.(\w+)`", doc, re.M))
