@@ -141,6 +141,12 @@ def max_pool(input, kernel, strides, pads, dilations=None):  # noqa: A002
                                                            dilations)
     x = F.pad(input, padding, value=float("-inf")) if any(padding) else input
     fn = (F.max_pool1d, F.max_pool2d, F.max_pool3d)[spatial - 1]
+    if builtins.int(x.shape[1]) == 0:
+        # An empty channel shard: torch pools an empty batch, not empty
+        # channels, so the channels go to the batch dim and back.
+        n = builtins.int(x.shape[0])
+        out = fn(x.reshape((0, 1) + tuple(x.shape[2:])), kernel, strides, 0, dilations)
+        return out.reshape((n, 0) + tuple(out.shape[2:]))
     return fn(x, kernel, strides, 0, dilations)
 
 

@@ -284,7 +284,10 @@ def torch_cases(s):
         full = ops.conv_transpose2d(xt, wt, **ct)
         part = ops.conv_transpose2d(xt[:, 3:], wt[3:], shape=tuple(full.shape), **ct)
         exact(part, torch.zeros_like(full), "transposed convolution of no input channels")
-    s.case("empty channel shards of conv2d and conv_transpose2d", empty_channels)
+        pooled = ops.max_pool(x[:, 3:], kernel=(2, 2), strides=(2, 2), pads=(0, 1, 0, 1))
+        if tuple(pooled.shape) != (2, 0, 2, 3):
+            raise Failure("max_pool of no channels: %s" % (tuple(pooled.shape),))
+    s.case("empty channel shards of conv2d, conv_transpose2d and max_pool", empty_channels)
 
     def names():
         doc = open(os.path.join(HERE, "..", "..", "docs", "Dialects", "Graph.md")).read()
