@@ -37,7 +37,7 @@ llvm::json::Value weft::toJSON(const PlanEstimate &e) {
                            {"peak_bytes", m.peakBytes()},
                            {"capacity_bytes", m.capacityBytes},
                            {"fits", m.fits}});
-  return llvm::json::Object{
+  llvm::json::Object out{
       {"estimate", true},
       {"step_time_s", e.stepSeconds},
       {"micro_batches", e.microBatches},
@@ -53,4 +53,27 @@ llvm::json::Value weft::toJSON(const PlanEstimate &e) {
       {"steps", std::move(steps)},
       {"collectives", std::move(collectives)},
       {"memory", std::move(memory)}};
+  if (!e.stages.empty()) {
+    out["schedule"] = e.schedule;
+    out["pipeline_s"] = e.pipelineSeconds;
+    out["bubble_fraction"] = e.bubbleFraction;
+    out["stages"] = stagesToJSON(e.stages);
+  }
+  return out;
+}
+
+llvm::json::Array weft::stagesToJSON(llvm::ArrayRef<StageEstimate> stages) {
+  llvm::json::Array out;
+  for (const StageEstimate &s : stages)
+    out.push_back(llvm::json::Object{{"index", s.index},
+                                     {"nodes", llvm::json::Array(s.nodes)},
+                                     {"devices", llvm::json::Array(s.devices)},
+                                     {"micro_batch_s", s.microBatchSeconds},
+                                     {"once_per_step_s", s.onceSeconds},
+                                     {"send_s", s.sendSeconds},
+                                     {"kept_micro_batches", s.keptMicroBatches},
+                                     {"peak_memory_bytes", s.peakMemoryBytes},
+                                     {"bubble_fraction", s.bubbleFraction},
+                                     {"estimate", true}});
+  return out;
 }

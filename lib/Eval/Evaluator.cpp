@@ -260,6 +260,13 @@ llvm::Expected<PlanEstimate> eval::evaluate(mlir::ModuleOp module,
                                             const ClusterSpec &spec,
                                             const EvalOptions &planOptions,
                                             StepEvents *events) {
+  if (spmd::isPipelined(module)) {
+    if (events)
+      return badInput("the step of a pipelined plan (docs/Pipeline.md) is "
+                      "not laid out as events yet; weft-run --plan checks "
+                      "it and the evaluator prices it");
+    return evaluatePipelined(module, spec, planOptions);
+  }
   EvalOptions options = optionsFor(module, planOptions);
   auto layout = MeshLayout::get(module, spec, options.foldDevices);
   if (!layout)

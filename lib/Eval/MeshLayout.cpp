@@ -23,7 +23,21 @@ llvm::Expected<MeshLayout> MeshLayout::get(mlir::ModuleOp module,
   // cluster node (devices beyond the mesh's local size stay idle), or every
   // cluster node cut into mesh nodes of `perNode` devices (docs/Evaluator.md).
   std::vector<std::pair<unsigned, unsigned>> placement;
-  if (numNodes == int64_t(spec.numNodes())) {
+  // A pipeline stage (docs/Pipeline.md) names its cluster nodes: mesh node
+  // i is cluster node nodes[i].
+  if (auto nodes = module->getAttrOfType<mlir::DenseI64ArrayAttr>(
+          SpmdDialect::kNodesAttr)) {
+    if (int64_t(nodes.size()) != numNodes)
+      return badInput("the stage's mesh has {0} nodes, 'spmd.nodes' lists {1}",
+                      numNodes, nodes.size());
+    for (int64_t n : nodes.asArrayRef()) {
+      if (n < 0 || n >= int64_t(spec.numNodes()))
+        return badInput("the stage's node {0} is not a node of the cluster "
+                        "'{1}' ({2} nodes)",
+                        n, spec.name, spec.numNodes());
+      placement.push_back({unsigned(n), 0});
+    }
+  } else if (numNodes == int64_t(spec.numNodes())) {
     for (unsigned n = 0; n < spec.numNodes(); ++n)
       placement.push_back({n, 0});
   } else {

@@ -121,6 +121,13 @@ llvm::Expected<PlanEstimate> evaluate(mlir::ModuleOp module,
                                       const EvalOptions &options,
                                       StepEvents *events);
 
+/// evaluatePlan of a pipelined plan (docs/Evaluator.md, "Pipelined
+/// plans"): every stage module evaluated for one micro-batch on its nodes,
+/// the transfers between stages, the schedule's step and memory.
+llvm::Expected<PlanEstimate> evaluatePipelined(mlir::ModuleOp module,
+                                               const ClusterSpec &spec,
+                                               const EvalOptions &options);
+
 } // namespace weft::eval
 
 #endif // WEFT_LIB_EVAL_PLANEVALUATOR_H

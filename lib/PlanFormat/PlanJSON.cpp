@@ -208,6 +208,13 @@ llvm::json::Value weft::planToJSON(mlir::ModuleOp plan,
   root["memory"] = std::move(memory);
   root["step_time_s"] = estimate.stepSeconds;
   root["lower_bound_s"] = context.lowerBoundSeconds;
+  // A pipelined plan: the step above is the whole pipeline's; each stage
+  // with its nodes, devices, per-micro-batch time, peak and bubble.
+  if (!estimate.stages.empty()) {
+    root["schedule"] = estimate.schedule;
+    root["bubble_fraction"] = estimate.bubbleFraction;
+    root["stages"] = stagesToJSON(estimate.stages);
+  }
   Object baselines;
   for (const auto &[name, seconds] : context.baselines)
     baselines[name] = seconds;

@@ -135,6 +135,33 @@ struct DeviceMemoryEstimate {
   double peakBytes() const { return terms.total() + transientBytes; }
 };
 
+/// One stage of a pipelined plan (docs/Pipeline.md, docs/Evaluator.md
+/// "Pipelined plans"): its own single-stage estimate for one micro-batch and
+/// what the pipeline makes of it.
+struct StageEstimate {
+  unsigned index = 0;
+  /// Cluster nodes and cluster devices of the stage's sub-mesh.
+  std::vector<int64_t> nodes;
+  std::vector<unsigned> devices;
+  /// Forward and backward of one micro-batch with the communication that
+  /// runs every micro-batch (t_s), seconds.
+  double microBatchSeconds = 0;
+  /// What runs once per step after the stage's last backward: the exposed
+  /// once-per-step gradient sync and the optimizer step, seconds.
+  double onceSeconds = 0;
+  /// Point-to-point transfers to the next stage per micro-batch (the
+  /// activations forward and their gradients back; 0 for the last stage),
+  /// seconds.
+  double sendSeconds = 0;
+  /// Micro-batches whose activations the stage keeps at once (1F1B:
+  /// min(M, S − s); GPipe: M).
+  int64_t keptMicroBatches = 1;
+  /// Largest per-device peak over the stage's devices, bytes.
+  double peakMemoryBytes = 0;
+  /// Share of the pipeline's makespan the stage is idle.
+  double bubbleFraction = 0;
+};
+
 /// A plan's estimate. With gradient accumulation (`spmd.micro_batches` =
 /// m) `steps` are one micro-batch and the totals are the whole step: m
 /// micro-batches, the once-per-step gradient sync (overlapped with the last
@@ -166,11 +193,20 @@ struct PlanEstimate {
   bool fits = true;
   /// Timed ops (per device and op) and how many had measured figures.
   unsigned timedOps = 0, measuredOps = 0;
+  /// A pipelined plan's schedule ("1f1b" or "gpipe") and stages; empty for
+  /// a single-stage plan.
+  std::string schedule;
+  std::vector<StageEstimate> stages;
+  /// A pipelined plan's makespan of the micro-batches' forwards and
+  /// backwards (the step without the once-per-step tail), seconds, and the
+  /// idle share of the stages' devices in it.
+  double pipelineSeconds = 0, bubbleFraction = 0;
 };
 
 /// Scores `module` (a verified spmd program with a mesh, segments and one
-/// function) on `spec`. Errors are bad input: a mesh that does not fit the
-/// cluster, or an op the evaluator does not know.
+/// function, or a pipelined plan of stage modules) on `spec`. Errors are bad
+/// input: a mesh that does not fit the cluster, or an op the evaluator does not
+/// know.
 llvm::Expected<PlanEstimate> evaluatePlan(mlir::ModuleOp module,
                                           const ClusterSpec &spec,
                                           const EvalOptions &options = {});
@@ -182,6 +218,10 @@ EvalOptions optionsFor(mlir::ModuleOp module, const EvalOptions &options);
 
 /// The estimate as JSON (seconds, bytes; every figure marked an estimate).
 llvm::json::Value toJSON(const PlanEstimate &estimate);
+
+/// A pipelined plan's stages as JSON (the `stages` of plan.json and of the
+/// estimate; docs/PlanFormat.md).
+llvm::json::Array stagesToJSON(llvm::ArrayRef<StageEstimate> stages);
 
 } // namespace weft
 
