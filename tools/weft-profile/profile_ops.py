@@ -58,10 +58,14 @@ def record_plan(plan_dir, work, python, timeout=600):
     port = free_port()
     procs = []
     for r in range(n):
-        env = dict(os.environ, WORLD_SIZE=str(n), RANK=str(r), LOCAL_RANK=str(r),
-                   LOCAL_WORLD_SIZE=str(n), GROUP_RANK="0",
-                   MASTER_ADDR="127.0.0.1", MASTER_PORT=str(port),
-                   OMP_NUM_THREADS="1", CUDA_VISIBLE_DEVICES="")
+        # No LOCAL_* or GROUP_RANK: the plan may have several nodes (one
+        # device each on a heterogeneous cluster); the runtime checks them
+        # only when they are set.
+        env = {k: v for k, v in os.environ.items()
+               if k not in ("LOCAL_RANK", "LOCAL_WORLD_SIZE", "GROUP_RANK")}
+        env.update(WORLD_SIZE=str(n), RANK=str(r), MASTER_ADDR="127.0.0.1",
+                   MASTER_PORT=str(port), OMP_NUM_THREADS="1",
+                   CUDA_VISIBLE_DEVICES="")
         procs.append(subprocess.Popen(
             [python, os.path.join(HERE, "profile_record.py"), out, program,
              "--steps", "2", "--dtype", "float32"], env=env,
