@@ -11,6 +11,7 @@
 #include "ShardInference.h"
 #include "StepRecorder.h"
 #include "weft/Analysis/GraphCostModel.h"
+#include "weft/Eval/StepEvents.h"
 #include <map>
 #include <numeric>
 
@@ -261,11 +262,10 @@ llvm::Expected<PlanEstimate> eval::evaluate(mlir::ModuleOp module,
                                             const EvalOptions &planOptions,
                                             StepEvents *events) {
   if (spmd::isPipelined(module)) {
-    if (events)
-      return badInput("the step of a pipelined plan (docs/Pipeline.md) is "
-                      "not laid out as events yet; weft-run --plan checks "
-                      "it and the evaluator prices it");
-    return evaluatePipelined(module, spec, planOptions);
+    auto estimate = evaluatePipelined(module, spec, planOptions);
+    if (estimate && events)
+      *events = pipelineEvents(module, *estimate, spec);
+    return estimate;
   }
   EvalOptions options = optionsFor(module, planOptions);
   auto layout = MeshLayout::get(module, spec, options.foldDevices);

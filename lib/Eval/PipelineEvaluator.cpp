@@ -127,6 +127,14 @@ eval::evaluatePipelined(mlir::ModuleOp module, const ClusterSpec &spec,
     double one = composeSteps(e.steps, 1, overlap).stepSeconds;
     st.microBatchSeconds = composeSteps(e.steps, 2, overlap).stepSeconds - one;
     st.onceSeconds = e.stepSeconds - st.microBatchSeconds;
+    // The forward part: compute less backward, and the communication that
+    // is neither a dual nor a gradient sync.
+    double forward = 0;
+    for (const StepEstimate &k : e.steps)
+      forward += k.computeSeconds - k.backwardSeconds +
+                 std::max(0.0, k.repeatedCommSeconds - k.dualSeconds -
+                                   k.repeatedSyncSeconds);
+    st.forwardSeconds = std::clamp(forward, 0.0, st.microBatchSeconds);
     st.keptMicroBatches =
         gpipe ? m : std::min<int64_t>(m, int64_t(numStages) - int64_t(s));
     out.stages.push_back(std::move(st));
@@ -137,16 +145,17 @@ eval::evaluatePipelined(mlir::ModuleOp module, const ClusterSpec &spec,
   for (unsigned s = 0; s + 1 < numStages; ++s) {
     auto sends = opsOf<SendOp>(stageOps[s]);
     auto recvs = opsOf<RecvOp>(stageOps[s + 1]);
-    double seconds = 0;
+    double forward = 0, backward = 0;
     for (auto [send, recv] : llvm::zip(sends, recvs)) {
       // The activation forward in the recv's layout, its gradient back in
       // the send's.
-      seconds += reshardSeconds(spec, layouts[s], layouts[s + 1],
+      forward += reshardSeconds(spec, layouts[s], layouts[s + 1],
                                 recv->getResult(0), options.dtype);
-      seconds += reshardSeconds(spec, layouts[s + 1], layouts[s],
-                                send->getOperand(0), options.dtype);
+      backward += reshardSeconds(spec, layouts[s + 1], layouts[s],
+                                 send->getOperand(0), options.dtype);
     }
-    out.stages[s].sendSeconds = seconds;
+    out.stages[s].sendForwardSeconds = forward;
+    out.stages[s].sendSeconds = forward + backward;
   }
 
   // The pipeline of S stages and S − 1 links, each link a stage of its

@@ -128,6 +128,11 @@ llvm::Expected<PlanEstimate> evaluatePipelined(mlir::ModuleOp module,
                                                const ClusterSpec &spec,
                                                const EvalOptions &options);
 
+/// A pipelined plan's estimate (evaluatePipelined) laid out as the
+/// schedule's blocks, one lane per stage (docs/Evaluator.md).
+StepEvents pipelineEvents(mlir::ModuleOp module, const PlanEstimate &estimate,
+                          const ClusterSpec &spec);
+
 } // namespace weft::eval
 
 #endif // WEFT_LIB_EVAL_PLANEVALUATOR_H

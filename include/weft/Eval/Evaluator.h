@@ -146,6 +146,9 @@ struct StageEstimate {
   /// Forward and backward of one micro-batch with the communication that
   /// runs every micro-batch (t_s), seconds.
   double microBatchSeconds = 0;
+  /// The forward part of microBatchSeconds (compute and the forward
+  /// collectives), seconds; the rest is the backward's.
+  double forwardSeconds = 0;
   /// What runs once per step after the stage's last backward: the exposed
   /// once-per-step gradient sync and the optimizer step, seconds.
   double onceSeconds = 0;
@@ -153,6 +156,8 @@ struct StageEstimate {
   /// activations forward and their gradients back; 0 for the last stage),
   /// seconds.
   double sendSeconds = 0;
+  /// The activations' part of sendSeconds; the rest is their gradients'.
+  double sendForwardSeconds = 0;
   /// Micro-batches whose activations the stage keeps at once (1F1B:
   /// min(M, S − s); GPipe: M).
   int64_t keptMicroBatches = 1;
