@@ -11,6 +11,7 @@
 #include "weft/Cost/Collective.h"
 #include "weft/Eval/Evaluator.h"
 #include "weft/Eval/StepEvents.h"
+#include "weft/PlanFormat/PlanJSON.h"
 #include "llvm/Support/MemoryBuffer.h"
 
 using namespace weft;
@@ -315,11 +316,43 @@ TEST_F(LitPlans, HandWrittenPlansAreEvaluated) {
   // half rows to each V100 under 1F1B (stage 0 splits the batch) and whole
   // to each under GPipe (stage 0 is replicated): the GPipe plan sends more.
   EXPECT_LT(a.stages[0].sendSeconds, b.stages[0].sendSeconds);
-  // The JSON carries the stages.
+  // The estimate's JSON carries the stages.
   llvm::json::Value json = toJSON(a);
   const llvm::json::Array *stages = json.getAsObject()->getArray("stages");
   ASSERT_TRUE(stages);
   EXPECT_EQ(stages->size(), 2u);
+}
+
+TEST_F(LitPlans, PlanJSONKeepsTheWholeStepAndAddsStages) {
+  auto plan = load("pipeline-mlp-gpipe-plan.mlir");
+  ASSERT_TRUE(plan);
+  PlanEstimate e = evaluate(*plan, spec);
+  auto layout = MeshLayout::get(*plan, spec);
+  ASSERT_TRUE(bool(layout)) << llvm::toString(layout.takeError());
+  PlanContext context;
+  context.globalBatch = 16;
+  context.lowerBoundSeconds = 1e-6;
+  llvm::json::Value json = planToJSON(*plan, *layout, e, context);
+  const llvm::json::Object &root = *json.getAsObject();
+  EXPECT_EQ(root.getNumber("step_time_s"), e.stepSeconds);
+  EXPECT_EQ(root.getNumber("lower_bound_s"), 1e-6);
+  EXPECT_EQ(root.getString("schedule"), llvm::StringRef("gpipe"));
+  const llvm::json::Array *memory = root.getArray("memory");
+  ASSERT_TRUE(memory);
+  ASSERT_EQ(memory->size(), 4u);
+  for (const llvm::json::Value &m : *memory)
+    EXPECT_EQ(m.getAsObject()->getBoolean("fits"), true);
+  const llvm::json::Array *stages = root.getArray("stages");
+  ASSERT_TRUE(stages);
+  ASSERT_EQ(stages->size(), 2u);
+  const llvm::json::Object &s1 = *(*stages)[1].getAsObject();
+  EXPECT_EQ(s1.getInteger("index"), 1);
+  EXPECT_EQ(s1.getInteger("kept_micro_batches"), 4);
+  EXPECT_EQ(s1.getNumber("micro_batch_s"), e.stages[1].microBatchSeconds);
+  EXPECT_EQ(s1.getNumber("bubble_fraction"), e.stages[1].bubbleFraction);
+  ASSERT_TRUE(s1.getArray("devices"));
+  EXPECT_EQ(s1.getArray("devices")->size(), 2u);
+  EXPECT_EQ((*s1.getArray("nodes"))[0].getAsInteger(), 1);
 }
 
 } // namespace
