@@ -13,16 +13,21 @@ Run it through bench/hetero_run.sh, which removes the cgroups on exit.
    has its own device class (one per quota); each rank is pinned to its
    core (taskset -c) and joins its cgroup before it execs (a `sh -c` that
    writes its PID to cgroup.procs).
-2. Profiles each class inside its cgroup on its core: weft-profile's kernel
-   set (--device CLASS), later the ops of the plans' programs (--programs);
-   the link between ranks from weft-profile --ranks (no quota). Writes the
-   cluster spec: one device type per class (peak, bandwidth and class
-   efficiencies from that class's kernels, as weft-profile --cluster-out
+2. Measures each class's speed with a calibrated kernel: a matmul loop
+   for a few seconds inside its group (all groups at once), over the same
+   loop alone on the core. weft-profile cannot take this itself: its
+   samples are medians of short repetitions, which run at full speed
+   between CFS throttles, so a profile inside a group looks unthrottled.
+   So weft-profile runs once at full speed (kernels, later the programs'
+   ops) and each class's DB is that one with every time divided by the
+   class's factor; the link between ranks comes from weft-profile --ranks.
+   Writes the cluster spec: one device type per class (peak, bandwidth and
+   class efficiencies from its kernels, as weft-profile --cluster-out
    derives them) and one node of one device per rank, the nodes linked by
-   the measured link figures.
+   the measured send_recv latency and bandwidth.
 3. Compiles the MLP of bench/real_run_models.py at a larger batch with the
-   merged DB (weftc --profile --baselines), measures the ops the programs
-   call in every class, compiles again.
+   classes' DB (weftc --profile --baselines), measures the ops the programs
+   call, compiles again.
 4. Runs Weft's plan, DP-EV and DP-CP (OMP_NUM_THREADS=1, float32, Adam),
    alternating over rounds, and prints the median step times, the measured
    speed-ups of Weft's plan and the predicted ones; the last line is
@@ -51,6 +56,20 @@ import profile_cluster  # noqa: E402
 
 PLANS = ("synthesised", "DP-EV", "DP-CP")
 PERIOD_US = 20000  # a short CFS period: throttling in small slices
+CALIBRATE_S = 3.0
+# The calibrated kernel: back-to-back [512,1024]x[1024,1024] matmuls for
+# argv[1] seconds of wall time; prints FLOP/s.
+CALIBRATE = """
+import sys, time, torch
+torch.set_num_threads(1)
+a, b = torch.randn(512, 1024), torch.randn(1024, 1024)
+a @ b
+n, t0, limit = 0, time.perf_counter(), float(sys.argv[1])
+while time.perf_counter() - t0 < limit:
+    a @ b
+    n += 1
+print(2 * 512 * 1024 * 1024 * n / (time.perf_counter() - t0))
+"""
 
 
 def log(message):
@@ -202,32 +221,69 @@ class Hetero:
             self.procs_of[name] = self.cgroups.make(name, percent)
         log("cgroup v%d groups: %s" % (self.cgroups.version, ", ".join(self.cgroups.dirs)))
 
-    def profile_classes(self):
-        for cls in self.classes:
-            self.run(self.wrap(cls, [self.python, self.profiler, "-o", self.db_of(cls[0]),
-                                     "--device", cls[0], "--no-collectives"] + self.quick()))
+    def calibrate(self):
+        """Each class's speed as a fraction of its core's: the calibrated
+        matmul's FLOP/s over CALIBRATE_S of wall time, all classes at once
+        in their groups, over the same kernel alone on the core without a
+        quota. A median-of-repetitions profile cannot see a CFS quota (a
+        short kernel runs at full speed between throttles), so the
+        profile is taken once at full speed and scaled by these factors."""
+        seconds = "0.3" if self.args.no_cgroups else str(CALIBRATE_S)
+        argv = [self.python, "-c", CALIBRATE, seconds]
+        reference = {}
+        for core in sorted({c[1] for c in self.classes}):
+            reference[core] = float(subprocess.run(
+                ["taskset", "-c", str(core)] + argv, check=True, capture_output=True,
+                text=True, env=dict(os.environ, OMP_NUM_THREADS="1")).stdout)
+        procs = [subprocess.Popen(self.wrap(cls, argv), stdout=subprocess.PIPE, text=True,
+                                  env=dict(os.environ, OMP_NUM_THREADS="1"))
+                 for cls in self.classes]
+        self.children += procs
+        self.factor, self.rate = {}, {}
+        for cls, p in zip(self.classes, procs):
+            out, _ = p.communicate()
+            self.children.remove(p)
+            if p.returncode:
+                raise SystemExit("hetero_run: error: the calibration of %s failed" % cls[0])
+            self.rate[cls[0]] = float(out)
+            self.factor[cls[0]] = min(1.0, float(out) / reference[cls[1]])
+            log("%s: %.1f GFLOP/s, %.3f of core %d alone (%.1f GFLOP/s)" % (
+                cls[0], float(out) / 1e9, self.factor[cls[0]], cls[1], reference[cls[1]] / 1e9))
+
+    def profile_full(self):
+        core = self.classes[0][1]
+        self.run(["taskset", "-c", str(core), self.python, self.profiler, "-o",
+                  self.db_of("full"), "--device", "full", "--no-collectives"] + self.quick())
         self.run([self.python, self.profiler, "-o", self.db_of("link"), "--ranks",
                   str(len(self.classes)), "--no-kernels", "--device", "link"] + self.quick())
 
     def profile_programs(self, dirs):
-        for cls in self.classes:
-            db = self.db_of(cls[0])
-            self.run(self.wrap(cls, [self.python, self.profiler, "-o", db, "--merge", db,
-                                     "--no-kernels", "--no-collectives", "--device", cls[0],
-                                     "--programs"] + dirs + self.quick()[1:]))
+        db = self.db_of("full")
+        self.run(["taskset", "-c", str(self.classes[0][1]), self.python, self.profiler,
+                  "-o", db, "--merge", db, "--no-kernels", "--no-collectives", "--device",
+                  "full", "--programs"] + dirs + self.quick()[1:])
         self.merge()
 
     def merge(self):
-        merged = None
-        for name in [c[0] for c in self.classes] + ["link"]:
-            with open(self.db_of(name)) as f:
-                db = json.load(f)
-            if merged is None:
-                merged = db
-                continue
-            for key in ("kernels", "collectives", "ops"):
-                merged[key] = merged.get(key, []) + db.get(key, [])
-            merged["op_overhead_seconds"].update(db.get("op_overhead_seconds", {}))
+        """The DB of the classes: the full-speed samples of each kernel and op
+        under each class's name, times over its speed factor; the link's
+        collectives as measured."""
+        with open(self.db_of("full")) as f:
+            full = json.load(f)
+        with open(self.db_of("link")) as f:
+            link = json.load(f)
+        merged = dict(full, kernels=[], ops=[], op_overhead_seconds={},
+                      collectives=link["collectives"])
+        for name, _, _ in self.classes:
+            k = 1 / self.factor[name]
+            for key in ("kernels", "ops"):
+                merged[key] += [dict(s, device=name, seconds=s["seconds"] * k)
+                                if "seconds" in s else
+                                dict(s, device=name, forward_seconds=s["forward_seconds"] * k,
+                                     backward_seconds=s["backward_seconds"] * k)
+                                for s in full.get(key, [])]
+            if "full" in full.get("op_overhead_seconds", {}):
+                merged["op_overhead_seconds"][name] = full["op_overhead_seconds"]["full"] * k
         merged["gradient_sync_overlap"] = False
         merged["description"] = "hetero_run: %d classes merged" % len(self.classes)
         with open(self.db, "w") as f:
@@ -244,9 +300,10 @@ class Hetero:
                  % (len(self.classes), socket.gethostname()),
                  "name: hetero-%d" % len(self.classes), "device_types:"]
         self.peaks = {}
+        with open(self.db) as f:
+            merged = json.load(f)
         for name, core, percent in self.classes:
-            with open(self.db_of(name)) as f:
-                db = json.load(f)
+            db = {"kernels": [s for s in merged["kernels"] if s["device"] == name]}
             peak = profile_cluster.best_rate(db, "linear", "flops")
             mem_bw = profile_cluster.best_rate(db, "gelu", "bytes")
             eff = {"matmul": 1.0}
@@ -356,7 +413,8 @@ class Hetero:
         started = time.time()
         load_before = os.getloadavg()[0]
         self.setup_cgroups()
-        self.profile_classes()
+        self.calibrate()
+        self.profile_full()
         self.merge()
         self.write_spec()
         plans = self.plans()
@@ -379,8 +437,9 @@ class Hetero:
         print("Model: MLP 256-1024-1024-10, global batch %d; %d timed steps (+%d warm-up) "
               "x %d rounds per plan" % (self.args.batch, self.args.steps, self.args.warmup,
                                         self.args.rounds))
-        print("Class peaks (fastest linear): " + ", ".join(
-            "%s %.1f GFLOP/s" % (k, v / 1e9) for k, v in self.peaks.items()))
+        print("Classes (calibrated matmul under the quota, fraction of the core alone): "
+              + ", ".join("%s %.1f GFLOP/s (%.2f)" % (k, self.rate[k] / 1e9, self.factor[k])
+                          for k in self.rate))
         print("")
         print("| plan | estimate (ms) | measured median (ms) | error |")
         print("| --- | ---: | ---: | ---: |")
