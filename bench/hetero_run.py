@@ -55,7 +55,8 @@ sys.path.insert(0, PROFILE_DIR)
 import profile_cluster  # noqa: E402
 
 PLANS = ("synthesised", "DP-EV", "DP-CP")
-PERIOD_US = 20000  # a short CFS period: throttling in small slices
+PERIOD_US = 5000  # short (quotas >= 1 ms): a throttled rank stalls its peers briefly
+SHARES_V1, WEIGHT_V2 = 16384, 1600  # 16 times the default weight
 CALIBRATE_S = 3.0
 # The calibrated kernel: back-to-back [512,1024]x[1024,1024] matmuls for
 # argv[1] seconds of wall time; prints FLOP/s.
@@ -113,11 +114,15 @@ class Cgroups:
             os.mkdir(path)
             self.dirs.append(path)
             quota = int(PERIOD_US * percent / 100)
+            # A high weight as well: on a loaded machine the quota, not the
+            # competition with other processes, sets the group's speed.
             if self.version == 1:
                 self.write(path, "cpu.cfs_period_us", PERIOD_US)
                 self.write(path, "cpu.cfs_quota_us", quota)
+                self.write(path, "cpu.shares", SHARES_V1)
             else:
                 self.write(path, "cpu.max", "%d %d" % (quota, PERIOD_US))
+                self.write(path, "cpu.weight", WEIGHT_V2)
         except OSError as e:
             raise Skip("cannot write cgroup %s (%s)" % (path, e.strerror))
         return os.path.join(path, "cgroup.procs")
@@ -189,7 +194,8 @@ class Hetero:
     # launching inside a class's cgroup, pinned to its core
     def wrap(self, cls, argv):
         name, core, _ = cls
-        argv = ["taskset", "-c", str(core)] + argv
+        if core is not None:
+            argv = ["taskset", "-c", str(core)] + argv
         procs = self.procs_of.get(name)
         if procs:
             argv = ["sh", "-c", 'echo $$ > "$0" && exec "$@"', procs] + argv
@@ -219,13 +225,17 @@ class Hetero:
         self.cgroups = Cgroups(self.args.tag or "weft-hetero-%d" % os.getpid())
         for name, _, percent in self.classes:
             self.procs_of[name] = self.cgroups.make(name, percent)
+        # The full-speed profile and the calibration's reference: no quota
+        # (every core), the same weight.
+        self.procs_of["reference"] = self.cgroups.make(
+            "reference", 100 * len(os.sched_getaffinity(0)))
         log("cgroup v%d groups: %s" % (self.cgroups.version, ", ".join(self.cgroups.dirs)))
 
     def calibrate(self):
         """Each class's speed as a fraction of its core's: the calibrated
         matmul's FLOP/s over CALIBRATE_S of wall time, all classes at once
-        in their groups, over the same kernel alone on the core without a
-        quota. A median-of-repetitions profile cannot see a CFS quota (a
+        in their groups, over the same kernel alone on the core in a group
+        of a whole core (the same weight). A median-of-repetitions profile cannot see a CFS quota (a
         short kernel runs at full speed between throttles), so the
         profile is taken once at full speed and scaled by these factors."""
         seconds = "0.3" if self.args.no_cgroups else str(CALIBRATE_S)
@@ -233,8 +243,9 @@ class Hetero:
         reference = {}
         for core in sorted({c[1] for c in self.classes}):
             reference[core] = float(subprocess.run(
-                ["taskset", "-c", str(core)] + argv, check=True, capture_output=True,
-                text=True, env=dict(os.environ, OMP_NUM_THREADS="1")).stdout)
+                self.wrap(("reference", core, 100), argv), check=True,
+                capture_output=True, text=True,
+                env=dict(os.environ, OMP_NUM_THREADS="1")).stdout)
         procs = [subprocess.Popen(self.wrap(cls, argv), stdout=subprocess.PIPE, text=True,
                                   env=dict(os.environ, OMP_NUM_THREADS="1"))
                  for cls in self.classes]
@@ -252,16 +263,18 @@ class Hetero:
 
     def profile_full(self):
         core = self.classes[0][1]
-        self.run(["taskset", "-c", str(core), self.python, self.profiler, "-o",
-                  self.db_of("full"), "--device", "full", "--no-collectives"] + self.quick())
-        self.run([self.python, self.profiler, "-o", self.db_of("link"), "--ranks",
-                  str(len(self.classes)), "--no-kernels", "--device", "link"] + self.quick())
+        self.run(self.wrap(("reference", core, 100), [
+            self.python, self.profiler, "-o", self.db_of("full"), "--device", "full",
+            "--no-collectives"] + self.quick()))
+        self.run(self.wrap(("reference", None, 100), [
+            self.python, self.profiler, "-o", self.db_of("link"), "--ranks",
+            str(len(self.classes)), "--no-kernels", "--device", "link"] + self.quick()))
 
     def profile_programs(self, dirs):
         db = self.db_of("full")
-        self.run(["taskset", "-c", str(self.classes[0][1]), self.python, self.profiler,
-                  "-o", db, "--merge", db, "--no-kernels", "--no-collectives", "--device",
-                  "full", "--programs"] + dirs + self.quick()[1:])
+        self.run(self.wrap(("reference", self.classes[0][1], 100), [
+            self.python, self.profiler, "-o", db, "--merge", db, "--no-kernels",
+            "--no-collectives", "--device", "full", "--programs"] + dirs + self.quick()[1:]))
         self.merge()
 
     def merge(self):
