@@ -24,57 +24,11 @@ import time
 
 import torch
 import torch.nn as nn
-import torch.nn.functional as F
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
-
-
-class Mlp(nn.Module):
-    def __init__(self):
-        super().__init__()
-        self.fc1, self.fc2, self.fc3 = nn.Linear(256, 1024), nn.Linear(1024, 1024), nn.Linear(1024, 10)
-
-    def forward(self, x, y):
-        return F.cross_entropy(self.fc3(F.relu(self.fc2(F.relu(self.fc1(x))))), y)
-
-
-class Block(nn.Module):
-    """A post-norm transformer layer written batch-first (B, S, D) all the
-    way: nn.TransformerEncoderLayer's export moves the batch to dim 1 and
-    merges it with the sequence before the output projection, which no
-    data-parallel plan can split (the DP-EV baseline then replicates the
-    rest of the layer), so it would not measure the program's overhead."""
-
-    def __init__(self, d, heads):
-        super().__init__()
-        self.heads = heads
-        self.qkv, self.out = nn.Linear(d, 3 * d), nn.Linear(d, d)
-        self.norm1, self.norm2 = nn.LayerNorm(d), nn.LayerNorm(d)
-        self.ff1, self.ff2 = nn.Linear(d, 4 * d), nn.Linear(4 * d, d)
-
-    def forward(self, h):
-        b, s, d = h.shape
-        q, k, v = self.qkv(h).reshape(b, s, 3, self.heads, d // self.heads).unbind(2)
-        q, k, v = q.transpose(1, 2), k.transpose(1, 2), v.transpose(1, 2)
-        a = torch.softmax(q @ k.transpose(2, 3) / (d // self.heads) ** 0.5, -1) @ v
-        h = self.norm1(h + self.out(a.transpose(1, 2).reshape(b, s, d)))
-        return self.norm2(h + self.ff2(F.gelu(self.ff1(h))))
-
-
-class Encoder(nn.Module):
-    def __init__(self, vocab=1000, d=128, seq=32):
-        super().__init__()
-        self.embed = nn.Embedding(vocab, d)
-        self.pos = nn.Parameter(torch.randn(seq, d) * 0.02)
-        self.layers = nn.ModuleList(Block(d, 4) for _ in range(2))
-        self.head = nn.Linear(d, vocab)
-
-    def forward(self, ids, y):
-        h = self.embed(ids) + self.pos
-        for layer in self.layers:
-            h = layer(h)
-        return F.cross_entropy(self.head(h).reshape(-1, 1000), y.reshape(-1))
+sys.path.insert(0, HERE)
+from real_run_models import Encoder, Mlp  # noqa: E402  (bench/real_run_models.py)
 
 
 def example(name):
@@ -82,8 +36,8 @@ def example(name):
     if name == "mlp":
         return Mlp(), {"x": torch.randn(64, 256, generator=g),
                        "y": torch.randint(0, 10, (64,), generator=g)}
-    return Encoder(), {"ids": torch.randint(0, 1000, (16, 32), generator=g),
-                       "y": torch.randint(0, 1000, (16, 32), generator=g)}
+    return Encoder(d=128), {"ids": torch.randint(0, 1000, (16, 32), generator=g),
+                           "y": torch.randint(0, 1000, (16, 32), generator=g)}
 
 
 def free_port():

@@ -32,8 +32,11 @@ class Mlp(nn.Module):
 
 
 class Block(nn.Module):
-    """A post-norm transformer layer, batch-first (B, S, D) all the way
-    (see bench/ddp_overhead.py for why not nn.TransformerEncoderLayer)."""
+    """A post-norm transformer layer, batch-first (B, S, D) all the way:
+    nn.TransformerEncoderLayer's export moves the batch to dim 1 and merges
+    it with the sequence before the output projection, which no
+    data-parallel plan can split (DP-EV then replicates the rest of the
+    layer)."""
 
     def __init__(self, d, heads, ffn):
         super().__init__()
