@@ -58,6 +58,8 @@ llvm::Error Forward::lossOp(LossOp op, bool fromLogits) {
 
 llvm::Error Forward::run(mlir::Operation *op) {
   using llvm::Error;
+  if (std::optional<UnaryKind> kind = unaryKindOf(op))
+    return unaryOp(*kind);
   return llvm::TypeSwitch<mlir::Operation *, Error>(op)
       .Case([&](g::ConstantOp c) -> Error {
         auto t = tensorFromAttr(c.getValue());
@@ -92,30 +94,6 @@ llvm::Error Forward::run(mlir::Operation *op) {
       .Case([&](g::ExpandOp c) {
         return result(broadcastTo(arg(0), shapeOf(c.getResult())));
       })
-      .Case([&](g::SqrtOp) { return unaryOp(UnaryKind::Sqrt); })
-      .Case([&](g::RsqrtOp) { return unaryOp(UnaryKind::Rsqrt); })
-      .Case([&](g::NegOp) { return unaryOp(UnaryKind::Neg); })
-      .Case([&](g::ReluOp) { return unaryOp(UnaryKind::Relu); })
-      .Case([&](g::GeluOp) { return unaryOp(UnaryKind::Gelu); })
-      .Case([&](g::TanhOp) { return unaryOp(UnaryKind::Tanh); })
-      .Case([&](g::SigmoidOp) { return unaryOp(UnaryKind::Sigmoid); })
-      .Case([&](g::ErfOp) { return unaryOp(UnaryKind::Erf); })
-      .Case([&](g::ExpOp) { return unaryOp(UnaryKind::Exp); })
-      .Case([&](g::LogOp) { return unaryOp(UnaryKind::Log); })
-      .Case([&](g::SinOp) { return unaryOp(UnaryKind::Sin); })
-      .Case([&](g::CosOp) { return unaryOp(UnaryKind::Cos); })
-      .Case([&](g::TanOp) { return unaryOp(UnaryKind::Tan); })
-      .Case([&](g::AsinOp) { return unaryOp(UnaryKind::Asin); })
-      .Case([&](g::AcosOp) { return unaryOp(UnaryKind::Acos); })
-      .Case([&](g::AtanOp) { return unaryOp(UnaryKind::Atan); })
-      .Case([&](g::SinhOp) { return unaryOp(UnaryKind::Sinh); })
-      .Case([&](g::CoshOp) { return unaryOp(UnaryKind::Cosh); })
-      .Case([&](g::AsinhOp) { return unaryOp(UnaryKind::Asinh); })
-      .Case([&](g::AcoshOp) { return unaryOp(UnaryKind::Acosh); })
-      .Case([&](g::AtanhOp) { return unaryOp(UnaryKind::Atanh); })
-      .Case([&](g::FloorOp) { return unaryOp(UnaryKind::Floor); })
-      .Case([&](g::CeilOp) { return unaryOp(UnaryKind::Ceil); })
-      .Case([&](g::RoundOp) { return unaryOp(UnaryKind::Round); })
       .Case([&](g::ClipOp c) {
         auto bound = [](std::optional<llvm::APFloat> v) {
           return v ? std::optional<double>(v->convertToDouble()) : std::nullopt;

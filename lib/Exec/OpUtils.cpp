@@ -3,9 +3,11 @@
 #include "OpUtils.h"
 #include "mlir/IR/Location.h"
 #include "weft/Support/Error.h"
+#include "llvm/ADT/TypeSwitch.h"
 
 using namespace weft;
 using namespace weft::exec;
+namespace g = weft::graph;
 
 std::string weft::exec::describeOp(mlir::Operation *op) {
   std::string s = op->getName().getStringRef().str();
@@ -57,4 +59,34 @@ PoolParams weft::exec::poolParams(graph::AvgPoolOp op) {
   PoolParams p = windowParams(op);
   p.excludePad = op.getExcludePad();
   return p;
+}
+
+std::optional<UnaryKind> weft::exec::unaryKindOf(mlir::Operation *op) {
+  using K = std::optional<UnaryKind>;
+  return llvm::TypeSwitch<mlir::Operation *, K>(op)
+      .Case([](g::SqrtOp) { return UnaryKind::Sqrt; })
+      .Case([](g::RsqrtOp) { return UnaryKind::Rsqrt; })
+      .Case([](g::NegOp) { return UnaryKind::Neg; })
+      .Case([](g::ReluOp) { return UnaryKind::Relu; })
+      .Case([](g::GeluOp) { return UnaryKind::Gelu; })
+      .Case([](g::TanhOp) { return UnaryKind::Tanh; })
+      .Case([](g::SigmoidOp) { return UnaryKind::Sigmoid; })
+      .Case([](g::ErfOp) { return UnaryKind::Erf; })
+      .Case([](g::ExpOp) { return UnaryKind::Exp; })
+      .Case([](g::LogOp) { return UnaryKind::Log; })
+      .Case([](g::SinOp) { return UnaryKind::Sin; })
+      .Case([](g::CosOp) { return UnaryKind::Cos; })
+      .Case([](g::TanOp) { return UnaryKind::Tan; })
+      .Case([](g::AsinOp) { return UnaryKind::Asin; })
+      .Case([](g::AcosOp) { return UnaryKind::Acos; })
+      .Case([](g::AtanOp) { return UnaryKind::Atan; })
+      .Case([](g::SinhOp) { return UnaryKind::Sinh; })
+      .Case([](g::CoshOp) { return UnaryKind::Cosh; })
+      .Case([](g::AsinhOp) { return UnaryKind::Asinh; })
+      .Case([](g::AcoshOp) { return UnaryKind::Acosh; })
+      .Case([](g::AtanhOp) { return UnaryKind::Atanh; })
+      .Case([](g::FloorOp) { return UnaryKind::Floor; })
+      .Case([](g::CeilOp) { return UnaryKind::Ceil; })
+      .Case([](g::RoundOp) { return UnaryKind::Round; })
+      .Default([](mlir::Operation *) { return std::nullopt; });
 }

@@ -9,6 +9,7 @@
 #include "weft/Exec/Loss.h"
 #include "weft/Exec/Pool.h"
 #include "weft/Exec/Tensor.h"
+#include "weft/Exec/Unary.h"
 #include "llvm/Support/Error.h"
 
 namespace weft::exec {
@@ -27,6 +28,10 @@ inline int64_t axisOf(uint64_t axis, int64_t rank) {
 
 /// "graph.gather (\"name\")" for messages: the op and its location name.
 std::string describeOp(mlir::Operation *op);
+
+/// The elementwise unary kernel a graph op is (sqrt … round), if it is one:
+/// the forward and the backward dispatch share this map.
+std::optional<UnaryKind> unaryKindOf(mlir::Operation *op);
 
 /// Checks that every index is in [−limit, limit) (or [0, limit) when
 /// negative indices are not allowed), skipping `ignore`.
