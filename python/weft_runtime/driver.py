@@ -232,6 +232,12 @@ def parse_args(argv, plan):
     args = ap.parse_args(argv)
     if args.steps < 0:
         raise WeftRuntimeError("--steps %d: give a count >= 0" % args.steps)
+    for flag, value in (("--lr", args.lr), ("--momentum", args.momentum),
+                        ("--weight-decay", args.weight_decay)):
+        if not value >= 0:  # also refuses nan
+            raise WeftRuntimeError("%s %g: give a value >= 0" % (flag, value))
+    if args.timeout is not None and not args.timeout > 0:
+        raise WeftRuntimeError("--timeout %g: give seconds > 0" % args.timeout)
     return args
 
 
