@@ -53,10 +53,9 @@ PROFILE_DIR = os.path.join(ROOT, "tools", "weft-profile")
 sys.path.insert(0, HERE)
 sys.path.insert(0, PROFILE_DIR)
 import profile_cluster  # noqa: E402
+from cgroups import Cgroups, Skip  # noqa: E402
 
 PLANS = ("synthesised", "DP-EV", "DP-CP")
-PERIOD_US = 5000  # short (quotas >= 1 ms): a throttled rank stalls its peers briefly
-SHARES_V1, WEIGHT_V2 = 16384, 1600  # 16 times the default weight
 CALIBRATE_S = 3.0
 # The calibrated kernel: back-to-back [512,1024]x[1024,1024] matmuls for
 # argv[1] seconds of wall time; prints FLOP/s.
@@ -75,85 +74,6 @@ print(2 * 512 * 1024 * 1024 * n / (time.perf_counter() - t0))
 
 def log(message):
     print("hetero_run: " + message, file=sys.stderr, flush=True)
-
-
-class Skip(Exception):
-    pass
-
-
-# --- cgroups ----------------------------------------------------------------
-class Cgroups:
-    """One cpu-quota group per class under the v1 `cpu` hierarchy or the v2
-    unified one; remove() kills what is left in them and rmdirs them."""
-
-    def __init__(self, tag):
-        self.tag = tag
-        self.dirs = []
-        v1 = "/sys/fs/cgroup/cpu"
-        v2 = "/sys/fs/cgroup"
-        if os.path.exists(os.path.join(v1, "cpu.cfs_quota_us")):
-            self.version, self.root = 1, v1
-        elif os.path.exists(os.path.join(v2, "cgroup.controllers")):
-            self.version, self.root = 2, v2
-            with open(os.path.join(v2, "cgroup.controllers")) as f:
-                if "cpu" not in f.read().split():
-                    raise Skip("cgroup v2 without the cpu controller")
-        else:
-            raise Skip("no cgroup cpu controller at /sys/fs/cgroup")
-
-    def make(self, name, percent):
-        path = os.path.join(self.root, "%s-%s" % (self.tag, name))
-        try:
-            if self.version == 2:
-                control = os.path.join(self.root, "cgroup.subtree_control")
-                with open(control) as f:
-                    enabled = f.read().split()
-                if "cpu" not in enabled:
-                    with open(control, "w") as f:
-                        f.write("+cpu")
-            os.mkdir(path)
-            self.dirs.append(path)
-            quota = int(PERIOD_US * percent / 100)
-            # A high weight as well: on a loaded machine the quota, not the
-            # competition with other processes, sets the group's speed.
-            if self.version == 1:
-                self.write(path, "cpu.cfs_period_us", PERIOD_US)
-                self.write(path, "cpu.cfs_quota_us", quota)
-                self.write(path, "cpu.shares", SHARES_V1)
-            else:
-                self.write(path, "cpu.max", "%d %d" % (quota, PERIOD_US))
-                self.write(path, "cpu.weight", WEIGHT_V2)
-        except OSError as e:
-            raise Skip("cannot write cgroup %s (%s)" % (path, e.strerror))
-        return os.path.join(path, "cgroup.procs")
-
-    @staticmethod
-    def write(path, name, value):
-        with open(os.path.join(path, name), "w") as f:
-            f.write(str(value))
-
-    def remove(self):
-        for path in reversed(self.dirs):
-            procs = os.path.join(path, "cgroup.procs")
-            for _ in range(50):
-                try:
-                    with open(procs) as f:
-                        pids = [int(p) for p in f.read().split()]
-                except OSError:
-                    break
-                for pid in pids:
-                    try:
-                        os.kill(pid, signal.SIGKILL)
-                    except OSError:
-                        pass
-                try:
-                    os.rmdir(path)
-                    break
-                except OSError:
-                    time.sleep(0.1)
-            else:
-                log("could not remove %s" % path)
-        self.dirs = []
 
 
 def link_figures(samples):
@@ -222,7 +142,7 @@ class Hetero:
     def setup_cgroups(self):
         if self.args.no_cgroups:
             return
-        self.cgroups = Cgroups(self.args.tag or "weft-hetero-%d" % os.getpid())
+        self.cgroups = Cgroups(self.args.tag or "weft-hetero-%d" % os.getpid(), log)
         for name, _, percent in self.classes:
             self.procs_of[name] = self.cgroups.make(name, percent)
         # The full-speed profile and the calibration's reference: no quota

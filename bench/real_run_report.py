@@ -80,8 +80,10 @@ def markdown(results, failed, meta):
     s = summary(results)
     lines = [
         "Machine: %s, %d cores; %s; commit %s; load average %.2f before, %.2f after "
-        "(%d s)." % (meta["cpu"], meta["cores"], meta["date"], meta["commit"],
-                     meta["load_before"], meta["load_after"], meta["wall_s"]),
+        "(%d s)%s." % (meta["cpu"], meta["cores"], meta["date"], meta["commit"],
+                       meta["load_before"], meta["load_after"], meta["wall_s"],
+                       "; in a cgroup of the largest CPU weight" if meta.get("weighted")
+                       else ""),
         "Command: `bench/real_run.sh %s` (%d timed steps after %d warm-up, %d round(s); "
         "2 ranks, one core and one torch thread each, gloo, float32, Adam)."
         % ("" if meta["mode"] == "(full)" else meta["mode"], meta["steps"],
