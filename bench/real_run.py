@@ -10,8 +10,9 @@
 2. For each model (bench/real_run_models.py): compiles with the profile
    (weftc --profile --baselines: the synthesised plan and DP-EV, DP-CP,
    TP-DP) and a few random valid plans (weftc --random-plan SEED), measures
-   every op the plans' programs call (weft-profile --programs, merged into
-   the DB), and compiles again, so the estimates use the op samples
+   every op the plans' programs call and the collectives as they call them
+   (weft-profile --programs --in-situ, merged into the DB), and compiles
+   again, so the estimates use the op samples
    (repeated while a new synthesised plan brings ops the DB lacks).
 3. Runs each distinct plan's program (2 ranks, rank r pinned to core r,
    one thread, float32, Adam) for warm-up + timed steps, alternating the
@@ -112,7 +113,7 @@ class Bench:
     def profile_programs(self, dirs):
         argv = [self.python, self.profile, "-o", self.db, "--merge", self.db,
                 "--no-kernels", "--no-collectives", "--device", "host-core",
-                "--programs"] + dirs
+                "--in-situ", "--programs"] + dirs
         if self.args.smoke:
             argv += ["--min-seconds", "0.002", "--max-reps", "5"]
         run(argv)

@@ -12,6 +12,8 @@ import os
 import re
 import sys
 
+from . import timing
+
 # The codes of docs/ExitCodes.md.
 EXIT_OK = 0
 EXIT_BAD_INPUT = 1  # the launch or the plan does not fit: world size, rank, peers
@@ -85,10 +87,12 @@ def main(entry, *args, **kwargs):
     on the pinned torch, the interpreter's teardown after a destroyed gloo
     process group aborts now and then ("terminate called without an active
     exception", SIGABRT; docs/Emit.md), which would turn a finished run
-    into a failure.
+    into a failure. (So nothing registered with atexit runs: the collective
+    times of timing.py are written here.)
     """
     try:
         entry(*args, **kwargs)
+        timing.write()
         sys.stdout.flush()
         sys.stderr.flush()
         os._exit(EXIT_OK)

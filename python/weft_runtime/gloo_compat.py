@@ -27,6 +27,8 @@ import os
 import torch
 import torch.distributed as dist
 
+from . import timing
+
 # What each backend runs natively. Keys: see CAPABILITIES.
 CAPABILITIES = (
     "reduce_scatter",            # reduce_scatter(list), chunks of unequal sizes
@@ -83,6 +85,12 @@ class Comm:
         self.native = ({c: False for c in CAPABILITIES} if emulate
                        else dict(native if native is not None else native_table(backend)))
         self.calls = {}
+        if timing.enabled():
+            for kind, name in (("all_reduce", "all_reduce"), ("broadcast", "broadcast"),
+                               ("all_gather", "all_gather_dim0"),
+                               ("reduce_scatter", "reduce_scatter_dim0"),
+                               ("all_to_all", "all_to_all_dim0")):
+                setattr(self, name, timing.timed(kind, getattr(self, name)))
 
     def _count(self, name):
         self.calls[name] = self.calls.get(name, 0) + 1
