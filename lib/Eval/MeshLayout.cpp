@@ -23,19 +23,32 @@ llvm::Expected<MeshLayout> MeshLayout::get(mlir::ModuleOp module,
   // cluster node (devices beyond the mesh's local size stay idle), or every
   // cluster node cut into mesh nodes of `perNode` devices (docs/Evaluator.md).
   std::vector<std::pair<unsigned, unsigned>> placement;
-  // A pipeline stage (docs/Pipeline.md) names its cluster nodes: mesh node
-  // i is cluster node nodes[i].
+  // A pipeline stage (docs/Pipeline.md) names its nodes in the pipelined
+  // plan's mesh: mesh node i is that mesh's node nodes[i] — a cluster node,
+  // or, when the plan's mesh cuts cluster nodes into mesh nodes of
+  // `perNode` devices, one such cut.
   if (auto nodes = module->getAttrOfType<mlir::DenseI64ArrayAttr>(
           SpmdDialect::kNodesAttr)) {
     if (int64_t(nodes.size()) != numNodes)
       return badInput("the stage's mesh has {0} nodes, 'spmd.nodes' lists {1}",
                       numNodes, nodes.size());
+    auto parent = module->getParentOfType<mlir::ModuleOp>();
+    MeshAttr whole =
+        parent ? parent->getAttrOfType<MeshAttr>(SpmdDialect::kMeshAttr)
+               : MeshAttr();
+    std::vector<std::pair<unsigned, unsigned>> cuts;
+    if (whole && whole.getNumNodes() != int64_t(spec.numNodes()))
+      for (unsigned n = 0; n < spec.numNodes(); ++n)
+        for (unsigned r = 0; r + perNode <= spec.nodes[n].numDevices;
+             r += perNode)
+          cuts.push_back({n, r});
+    int64_t limit = cuts.empty() ? int64_t(spec.numNodes()) : cuts.size();
     for (int64_t n : nodes.asArrayRef()) {
-      if (n < 0 || n >= int64_t(spec.numNodes()))
+      if (n < 0 || n >= limit)
         return badInput("the stage's node {0} is not a node of the cluster "
                         "'{1}' ({2} nodes)",
-                        n, spec.name, spec.numNodes());
-      placement.push_back({unsigned(n), 0});
+                        n, spec.name, limit);
+      placement.push_back(cuts.empty() ? std::pair{unsigned(n), 0u} : cuts[n]);
     }
   } else if (numNodes == int64_t(spec.numNodes())) {
     for (unsigned n = 0; n < spec.numNodes(); ++n)

@@ -85,9 +85,17 @@ eval::evaluatePipelined(mlir::ModuleOp module, const ClusterSpec &spec,
                         const EvalOptions &planOptions) {
   EvalOptions options = optionsFor(module, planOptions);
   auto whole = module->getAttrOfType<MeshAttr>(SpmdDialect::kMeshAttr);
-  if (!whole || whole.getNumNodes() != int64_t(spec.numNodes()))
+  // One mesh node per cluster node, or every cluster node cut into mesh
+  // nodes of the mesh's size.
+  int64_t cuts = 0;
+  if (whole)
+    for (const Node &n : spec.nodes)
+      cuts += int64_t(n.numDevices) / whole.getDevicesPerNode();
+  if (!whole || (whole.getNumNodes() != int64_t(spec.numNodes()) &&
+                 whole.getNumNodes() != cuts))
     return badInput("a pipelined plan's mesh must have one node per node of "
-                    "the cluster '{0}' ({1})",
+                    "the cluster '{0}' ({1}), or its nodes cut into mesh "
+                    "nodes of equal size",
                     spec.name, spec.numNodes());
   llvm::SmallVector<mlir::ModuleOp> stageOps = getStages(module);
   if (stageOps.empty())

@@ -52,8 +52,17 @@ SynthFlags::SynthFlags(cl::OptionCategory &category)
           cl::desc("Gradient accumulation: run each step as N equal "
                    "micro-batches and one optimizer step. auto (default): "
                    "1, and when no plan fits memory 2, 4, 8, ... (needs a "
-                   "symbolic batch dim)"),
+                   "symbolic batch dim). With --stages S > 1: the "
+                   "pipeline's micro-batch count M (auto: the largest "
+                   "count up to 4 S that divides the batch)"),
           cl::value_desc("N|auto"), cl::init("auto"), cl::cat(category)),
+      stages("stages",
+             cl::desc("Pipeline stages (docs/Pipeline.md): N cuts the "
+                      "program at block boundaries into N stages, each on "
+                      "its own group of nodes, run 1F1B; auto compares 1 "
+                      "to 8 stages (at most one per node) and keeps the "
+                      "fastest plan that fits. Default: 1 (no pipeline)"),
+             cl::value_desc("N|auto"), cl::init("1"), cl::cat(category)),
       noMemo("no-memo", cl::desc("Do not memoise repeated blocks"),
              cl::cat(category)),
       fixedRatios("fixed-ratios",
@@ -113,8 +122,8 @@ llvm::Error weft::applyBucketFlag(const SynthFlags &flags,
   return llvm::Error::success();
 }
 
-static llvm::Expected<SynthOptions> toOptions(const SynthFlags &flags,
-                                              const EvalOptions &eval) {
+llvm::Expected<SynthOptions> weft::synthOptionsOf(const SynthFlags &flags,
+                                                  const EvalOptions &eval) {
   SynthOptions options;
   if (flags.heuristic == "admissible")
     options.heuristic = SynthOptions::Heuristic::Admissible;
@@ -188,7 +197,7 @@ llvm::Error weft::synthesizeAndWrite(const SynthFlags &flags,
                                      const SynthInputs &in,
                                      llvm::StringRef outDir,
                                      llvm::raw_ostream &os) {
-  auto options = toOptions(flags, in.eval);
+  auto options = synthOptionsOf(flags, in.eval);
   if (!options)
     return options.takeError();
   options->progress = [](llvm::StringRef line) {

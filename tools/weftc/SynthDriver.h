@@ -14,6 +14,7 @@
 #include "BaselineReport.h"
 #include "weft/Cluster/ClusterSpec.h"
 #include "weft/PlanFormat/PlanJSON.h"
+#include "weft/Synth/Synthesize.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/Error.h"
 #include <functional>
@@ -23,7 +24,7 @@ namespace weft {
 /// weftc's synthesis flags.
 struct SynthFlags {
   explicit SynthFlags(llvm::cl::OptionCategory &category);
-  llvm::cl::opt<std::string> heuristic, recompute, microBatches;
+  llvm::cl::opt<std::string> heuristic, recompute, microBatches, stages;
   llvm::cl::opt<bool> noMemo, fixedRatios, explain, noCache;
   llvm::cl::opt<double> timeLimit, searchMemory, minRatioMove, bucketMb;
   llvm::cl::opt<uint64_t> maxExpansions;
@@ -35,6 +36,10 @@ struct SynthFlags {
 /// built from it keep it; the evaluator, the search and the emitted program
 /// read it). Errors (exit 1): a negative size.
 llvm::Error applyBucketFlag(const SynthFlags &flags, mlir::ModuleOp graph);
+
+/// The synthesizer's options of `flags`. Errors (exit 1): bad values.
+llvm::Expected<SynthOptions> synthOptionsOf(const SynthFlags &flags,
+                                            const EvalOptions &eval);
 
 /// What the driver needs from weftc.
 struct SynthInputs {

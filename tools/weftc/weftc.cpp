@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "BaselineReport.h"
+#include "PipelineDriver.h"
 #include "PlanOutput.h"
 #include "RandomPlanOutput.h"
 #include "Spmd/IR/SpmdDialect.h"
@@ -314,12 +315,41 @@ int run(Options &opts) {
     EvalOptions eval;
     eval.dtype = *dtype;
     eval.profile = db ? &*db : nullptr;
+    // With --json stdout holds only the JSON document.
+    llvm::raw_ostream &os = opts.json ? llvm::errs() : llvm::outs();
+    auto stages = parseStagesFlag(opts.synth.stages);
+    if (!stages)
+      return reportError("weftc", stages.takeError());
+    if (*stages != 1) {
+      // Pipeline stages: the program of one micro-batch for each count.
+      auto graphAt =
+          [&](int64_t m) -> llvm::Expected<mlir::OwningOpRef<mlir::ModuleOp>> {
+        ImportOptions mio = *io;
+        mio.batch = *io->batch / m;
+        if (m > 1 && !report.batchSymbolic)
+          return badInput("{0} micro-batches need a symbolic batch dim", m);
+        auto imported = importOnnxFile(context, opts.model, mio);
+        if (!imported)
+          return imported.takeError();
+        if (auto err = applyBucketFlag(opts.synth, **imported))
+          return std::move(err);
+        return std::move(*imported);
+      };
+      SynthInputs inputs{**module,
+                         *spec,
+                         (*clusterText)->getBuffer().str(),
+                         eval,
+                         planContext,
+                         [&] { return baselinesOf(**module, baselines); }};
+      if (auto err = pipelineAndWrite(opts.synth, inputs, *stages, graphAt,
+                                      *io->batch, opts.outDir, os))
+        return reportError("weftc", std::move(err));
+      return ExitSuccess;
+    }
     auto counts = microBatchCounts(opts.synth.microBatches, *io->batch,
                                    spec->numDevices(), report.batchSymbolic);
     if (!counts)
       return reportError("weftc", counts.takeError());
-    // With --json stdout holds only the JSON document.
-    llvm::raw_ostream &os = opts.json ? llvm::errs() : llvm::outs();
     auto attempt = [&](int64_t m) -> llvm::Error {
       // Gradient accumulation: the graph of one micro-batch, and the
       // baselines on it.
@@ -399,6 +429,11 @@ int main(int argc, char **argv) {
       "      dir/plan.mlir and dir/plan.json (docs/PlanFormat.md); a repeated\n"
       "      run with the same model, cluster and options uses the plan "
       "cache.\n"
+      "  weftc model.onnx --cluster spec.yaml -o dir --stages N|auto\n"
+      "      a pipelined plan: N stages (auto: the fastest of 1 to 8), each\n"
+      "      on its own group of nodes, M micro-batches under 1F1B\n"
+      "      (--micro-batches M; default the largest count up to 4 N that\n"
+      "      divides the batch; docs/Pipeline.md).\n"
       "  weftc --cluster spec.yaml\n"
       "      prints the cluster: devices, classes, peak FLOP/s.\n\n"
       "Exit codes: 0 success, 1 bad input, 2 no feasible plan, 3 verification\n"
