@@ -74,6 +74,14 @@ private:
     return n;
   }
   std::string shapeText(mlir::Value v) { return pyTuple(shapeOf(v)); }
+  TransferSpec transferOf(mlir::Value v, spmd::DistAttr d) {
+    TransferSpec t;
+    t.type = elementTypeName(v.getType());
+    auto shape = shapeOf(v);
+    t.shape.assign(shape.begin(), shape.end());
+    t.dist = w.distName(d);
+    return t;
+  }
   std::string extents(mlir::Value v, spmd::DistAttr d) {
     return "rt.extents(" + shapeText(v) + ", " + w.distName(d) + ")";
   }
@@ -100,6 +108,8 @@ private:
   llvm::DenseSet<mlir::Operation *> folded;
   mlir::Block scratch;
   std::string body, indent = "    ";
+  /// A stage's sent values, in order.
+  std::vector<std::string> sends;
   unsigned next = 0, dropouts = 0, runs = 0;
 };
 
@@ -125,7 +135,7 @@ llvm::Error ForwardWalk::run(mlir::func::FuncOp main,
     if (local)
       ++numLocals;
     else if (op.getDialect() && op.getDialect()->getNamespace() == "spmd" &&
-             !llvm::isa<spmd::ParameterOp>(op))
+             !llvm::isa<spmd::ParameterOp, spmd::SendOp, spmd::RecvOp>(op))
       ++numCollectives;
   }
   for (auto &item : items) {
@@ -139,11 +149,29 @@ llvm::Error ForwardWalk::run(mlir::func::FuncOp main,
       return err;
   }
   auto ret = llvm::cast<mlir::func::ReturnOp>(block.getTerminator());
-  if (ret.getNumOperands() != 1)
-    return badInput("@main returns {0} values; a training plan returns its "
-                    "loss",
-                    ret.getNumOperands());
-  line("return " + name(ret.getOperand(0)));
+  if (StageIO *io = w.stageIO()) {
+    // A stage: its sends' shards and the loss (the last stage's only).
+    std::string list;
+    for (const std::string &n : sends)
+      list += (list.empty() ? "" : ", ") + n;
+    if (ret.getNumOperands() > 1)
+      return badInput("a stage's @main returns {0} values; the last returns "
+                      "its loss, the others nothing",
+                      ret.getNumOperands());
+    if (ret.getNumOperands() == 0) {
+      line("return [" + list + "], None");
+      lossDist = "None";
+      text = body;
+      return llvm::Error::success();
+    }
+    line("return [" + list + "], " + name(ret.getOperand(0)));
+  } else {
+    if (ret.getNumOperands() != 1)
+      return badInput("@main returns {0} values; a training plan returns "
+                      "its loss",
+                      ret.getNumOperands());
+    line("return " + name(ret.getOperand(0)));
+  }
   spmd::DistAttr d = spmd::getDist(ret.getOperand(0));
   lossDist = d ? w.distName(d)
                : w.distName(spmd::DistAttr::replicated(main.getContext(),
@@ -277,10 +305,26 @@ llvm::Error ForwardWalk::visit(mlir::Operation &op) {
                                   w.distName(before), w.distName(s.getDist()),
                                   s.getAxis()));
   }
-  if (llvm::isa<spmd::SendOp, spmd::RecvOp>(op))
-    return badInput("{0}: pipeline stages (spmd.send/spmd.recv) are not "
-                    "emitted to PyTorch yet",
+  if (llvm::isa<spmd::SendOp, spmd::RecvOp>(op) && !w.stageIO())
+    return badInput("{0}: spmd.send/spmd.recv outside the stage modules of a "
+                    "pipelined plan (docs/Pipeline.md)",
                     op.getName().getStringRef());
+  if (auto recv = llvm::dyn_cast<spmd::RecvOp>(op)) {
+    StageIO &io = *w.stageIO();
+    line(define(recv.getResult()) + " = recv[" +
+             std::to_string(io.recvs.size()) + "]",
+         locationName(&op));
+    io.recvs.push_back(transferOf(recv.getResult(), recv.getDist()));
+    return Error::success();
+  }
+  if (auto send = llvm::dyn_cast<spmd::SendOp>(op)) {
+    spmd::DistAttr d = spmd::getDist(send.getInput());
+    if (!d || name(send.getInput()).empty())
+      return badInput("spmd.send: operand has no distribution");
+    w.stageIO()->sends.push_back(transferOf(send.getInput(), d));
+    sends.push_back(name(send.getInput()));
+    return Error::success();
+  }
   if (llvm::isa<mlir::func::ReturnOp>(op))
     return Error::success();
   return badInput("the PyTorch emitter does not know '{0}'",

@@ -29,9 +29,6 @@ TorchWriter::TorchWriter(mlir::ModuleOp plan,
     : plan(plan), geo(geometry), options(options) {}
 
 llvm::Error TorchWriter::run() {
-  if (spmd::isPipelined(plan))
-    return badInput("pipelined plans (docs/Pipeline.md) are not emitted as "
-                    "PyTorch programs yet; weft-run --plan checks them");
   auto main = plan.lookupSymbol<mlir::func::FuncOp>("main");
   if (!main || main.getBody().empty())
     return badInput("the plan has no func.func @main");
@@ -40,6 +37,32 @@ llvm::Error TorchWriter::run() {
   if (auto err = collectSpecs(main))
     return err;
   return emitForward(main);
+}
+
+void TorchWriter::printMesh(llvm::raw_ostream &os,
+                            llvm::StringRef prefix) const {
+  auto mesh = spmd::getMesh(plan);
+  os << prefix << "MESH = Mesh(" << geo.axisSize(0) << ", "
+     << pyTuple(mesh.getLocal().asArrayRef()) << ", [";
+  for (auto [i, a] : llvm::enumerate(mesh.getClasses())) {
+    auto c = a.cast<spmd::DeviceClassAttr>();
+    os << (i ? ",\n    " : "") << "DeviceClass(" << pyString(c.getType())
+       << ", " << pyTuple(c.getNodes().asArrayRef()) << ")";
+  }
+  os << "])\n";
+  std::string indent(prefix.size() + 12, ' ');
+  os << prefix << "SEGMENTS = {";
+  if (auto segs = plan->getAttrOfType<mlir::ArrayAttr>("spmd.segments"))
+    for (auto [i, a] : llvm::enumerate(segs)) {
+      auto s = a.cast<spmd::SegmentAttr>();
+      os << (i ? ",\n" + indent : "") << s.getId() << ": ["
+         << llvm::join(
+                llvm::map_range(geo.segmentSizes(s.getId()),
+                                [](int64_t v) { return std::to_string(v); }),
+                ", ")
+         << "]";
+    }
+  os << "}\n";
 }
 
 void TorchWriter::printHeader(llvm::raw_ostream &os) const {
@@ -66,27 +89,7 @@ void TorchWriter::printHeader(llvm::raw_ostream &os) const {
         "Plan, main  # noqa: E402,F401\n"
         "from weft_runtime.mesh import DeviceClass, Mesh  # noqa: E402\n"
         "from weft_runtime.recompute import recompute  # noqa: E402,F401\n\n";
-  // Mesh and segments.
-  os << "MESH = Mesh(" << geo.axisSize(0) << ", "
-     << pyTuple(mesh.getLocal().asArrayRef()) << ", [";
-  for (auto [i, a] : llvm::enumerate(mesh.getClasses())) {
-    auto c = a.cast<spmd::DeviceClassAttr>();
-    os << (i ? ",\n    " : "") << "DeviceClass(" << pyString(c.getType())
-       << ", " << pyTuple(c.getNodes().asArrayRef()) << ")";
-  }
-  os << "])\n";
-  os << "SEGMENTS = {";
-  if (auto segs = plan->getAttrOfType<mlir::ArrayAttr>("spmd.segments"))
-    for (auto [i, a] : llvm::enumerate(segs)) {
-      auto s = a.cast<spmd::SegmentAttr>();
-      os << (i ? ",\n            " : "") << s.getId() << ": ["
-         << llvm::join(
-                llvm::map_range(geo.segmentSizes(s.getId()),
-                                [](int64_t v) { return std::to_string(v); }),
-                ", ")
-         << "]";
-    }
-  os << "}\n";
+  printMesh(os, "");
   os << "FINGERPRINT = "
      << pyString(fingerprint ? fingerprint.getValue() : options.title)
      << "\nMICRO_BATCHES = " << microBatches << "\n";
@@ -96,8 +99,7 @@ void TorchWriter::printHeader(llvm::raw_ostream &os) const {
      << "\n\n";
 }
 
-void TorchWriter::print(llvm::raw_ostream &os) const {
-  printHeader(os);
+void TorchWriter::printNames(llvm::raw_ostream &os) const {
   os << "# Distributions (#spmd.dist): one entry per mesh axis.\n";
   for (auto &[text, name] : dists)
     os << name << " = " << pyString(text) << "\n";
@@ -106,7 +108,11 @@ void TorchWriter::print(llvm::raw_ostream &os) const {
     for (auto &[name, expr] : constants)
       os << name << " = " << expr << "\n";
   }
-  os << "\nINPUTS = [\n";
+}
+
+void TorchWriter::printSpecs(llvm::raw_ostream &os,
+                             llvm::StringRef prefix) const {
+  os << prefix << "INPUTS = [\n";
   for (const InputSpec &in : inputs) {
     os << "    InputSpec(" << pyString(in.name) << ", " << pyTuple(in.shape)
        << ", " << pyString(in.type) << ", " << in.dist;
@@ -114,39 +120,69 @@ void TorchWriter::print(llvm::raw_ostream &os) const {
       os << ", bound=" << in.bound;
     os << "),\n";
   }
-  os << "]\nPARAMETERS = [\n";
+  os << "]\n" << prefix << "PARAMETERS = [\n";
   for (const ParamSpec &p : params)
     os << "    ParamSpec(" << pyString(p.name) << ", " << pyTuple(p.shape)
        << ", " << pyString(p.type) << ", " << p.dist << ", "
        << pyString(p.strategy) << ", init=" << pyString(p.init) << "),\n";
-  os << "]\n\n\n";
-  os << "def forward(rt, p, " << [&] {
-    std::string s;
-    for (auto [i, in] : llvm::enumerate(inputs))
-      s += (i ? ", " : "") + in.ident;
-    return s;
-  }() << "):\n";
-  os << "    \"\"\"One micro-batch on this rank's shards, the plan's ops in "
-        "order; returns\n    this rank's value of the loss.\"\"\"\n";
-  os << forwardText << "\n\n";
+  os << "]\n";
+}
+
+void TorchWriter::printForward(llvm::raw_ostream &os, llvm::StringRef name,
+                               llvm::StringRef extra) const {
+  os << "def " << name << "(rt, p, " << extra << (extra.empty() ? "" : ", ") <<
+      [&] {
+        std::string s;
+        for (auto [i, in] : llvm::enumerate(inputs))
+          s += (i ? ", " : "") + in.ident;
+        return s;
+      }()
+     << "):\n";
+  if (stage)
+    os << "    \"\"\"One micro-batch of the stage on this rank's shards, "
+          "the plan's ops in order;\n    recv: this rank's shards of the "
+          "received values; returns this rank's\n    shards of the sent "
+          "values and its value of the loss (None before the last\n    "
+          "stage).\"\"\"\n";
+  else
+    os << "    \"\"\"One micro-batch on this rank's shards, the plan's ops "
+          "in order; returns\n    this rank's value of the loss.\"\"\"\n";
+  os << forwardText;
+}
+
+std::string TorchWriter::axisSetsText() const {
+  std::string out = "[";
+  for (auto [i, set] : llvm::enumerate(axisSets)) {
+    out += i ? ", (" : "(";
+    for (auto [j, a] : llvm::enumerate(set))
+      out += (j ? ", " : "") + std::to_string(a);
+    out += set.size() == 1 ? ",)" : ")";
+  }
+  return out + "]";
+}
+
+void TorchWriter::print(llvm::raw_ostream &os) const {
+  printHeader(os);
+  printNames(os);
+  os << "\n";
+  printSpecs(os, "");
+  os << "\n\n";
+  printForward(os, "forward", "");
+  os << "\n\n";
   os << "PLAN = Plan(MESH, SEGMENTS, INPUTS, PARAMETERS, forward, "
         "loss_dist="
      << lossDist
      << ",\n            micro_batches=MICRO_BATCHES, "
         "fingerprint=FINGERPRINT,\n            bucket_bytes=BUCKET_BYTES, "
-        "axis_sets=[";
-  for (auto [i, set] : llvm::enumerate(axisSets)) {
-    os << (i ? ", " : "") << "(";
-    for (auto [j, a] : llvm::enumerate(set))
-      os << (j ? ", " : "") << a;
-    os << (set.size() == 1 ? ",)" : ")");
-  }
-  os << "])\n\nif __name__ == \"__main__\":\n    main(PLAN)\n";
+        "axis_sets="
+     << axisSetsText() << ")\n\nif __name__ == \"__main__\":\n    main(PLAN)\n";
 }
 
 llvm::Error weft::emitTorchProgram(mlir::ModuleOp plan,
                                    const TorchEmitOptions &options,
                                    llvm::raw_ostream &os) {
+  if (spmd::isPipelined(plan))
+    return emitPipelineProgram(plan, options, os);
   auto geo = spmd::ShardGeometry::get(plan);
   if (!geo)
     return geo.takeError();

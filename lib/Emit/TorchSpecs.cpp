@@ -178,14 +178,18 @@ llvm::Error TorchWriter::collectSpecs(mlir::func::FuncOp main) {
     InputSpec in;
     in.name = inputName(options.graph, arg.getArgNumber());
     in.ident = pyIdentifier(in.name);
-    while (takenInForward(in.ident) || !idents.insert(in.ident).second)
+    while (takenInForward(in.ident) || (stage && in.ident == "recv") ||
+           !idents.insert(in.ident).second)
       in.ident += "_";
     in.type = elementTypeName(type);
     in.shape.assign(type.getShape().begin(), type.getShape().end());
     in.dist = distName(dist);
     if (!type.getElementType().isa<mlir::FloatType>() &&
-        !type.getElementType().isInteger(1))
-      in.bound = planIndexBound(arg).value_or(2);
+        !type.getElementType().isInteger(1)) {
+      std::optional<int64_t> bound = planIndexBound(arg);
+      in.bound = bound.value_or(2);
+      in.bounded = bound.has_value();
+    }
     inputs.push_back(std::move(in));
   }
   for (auto p : main.getOps<spmd::ParameterOp>()) {

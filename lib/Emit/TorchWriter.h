@@ -29,6 +29,8 @@ struct InputSpec {
   llvm::SmallVector<int64_t, 4> shape;
   /// Integer inputs: values are drawn below this bound.
   int64_t bound = 2;
+  /// Whether a use of the input set `bound`.
+  bool bounded = false;
 };
 
 struct ParamSpec {
@@ -37,6 +39,20 @@ struct ParamSpec {
   /// Seeded value when no weight file gives one: normal, zeros or ones
   /// (lib/Exec/Inputs.cpp's roles).
   std::string init;
+};
+
+/// A value crossing between pipeline stages: global shape, element type and
+/// the D<k> of its distribution on the stage's mesh.
+struct TransferSpec {
+  std::string type, dist;
+  llvm::SmallVector<int64_t, 4> shape;
+};
+
+/// What a stage module adds to its forward function (TorchPipeline.cpp):
+/// `spmd.recv` k reads `recv[k]`, the `spmd.send`s are returned with the
+/// loss (None before the last stage).
+struct StageIO {
+  std::vector<TransferSpec> sends, recvs;
 };
 
 class TorchWriter {
@@ -48,6 +64,35 @@ public:
   llvm::Error run();
   /// The whole program.
   void print(llvm::raw_ostream &os) const;
+
+  // The parts, for a pipelined program (TorchPipeline.cpp).
+
+  /// Makes this writer emit a stage module's forward into `io`.
+  void setStage(StageIO *io) { stage = io; }
+  /// Continues D<k> and C<k> from `other` (one table for every stage).
+  void inheritNames(const TorchWriter &other) {
+    dists = other.dists;
+    constants = other.constants;
+  }
+  /// `PREFIXMESH = Mesh(...)` and `PREFIXSEGMENTS = {...}`.
+  void printMesh(llvm::raw_ostream &os, llvm::StringRef prefix) const;
+  /// The D<k> and C<k> lines.
+  void printNames(llvm::raw_ostream &os) const;
+  /// `PREFIXINPUTS = [...]` and `PREFIXPARAMETERS = [...]`.
+  void printSpecs(llvm::raw_ostream &os, llvm::StringRef prefix) const;
+  /// `def NAME(rt, p, [extra, ]inputs...):` and the body.
+  void printForward(llvm::raw_ostream &os, llvm::StringRef name,
+                    llvm::StringRef extra) const;
+  /// The axis sets of the groups the forward names: `[(0, 1), ...]`.
+  std::string axisSetsText() const;
+  const std::string &lossDistName() const { return lossDist; }
+  unsigned localCount() const { return numLocals; }
+  unsigned collectiveCount() const { return numCollectives; }
+  size_t paramCount() const { return params.size(); }
+  StageIO *stageIO() const { return stage; }
+  /// The inputs' specs (a pipeline makes every stage draw an integer
+  /// input below one bound).
+  std::vector<InputSpec> &inputSpecs() { return inputs; }
 
   // Shared by the walks (TorchSpecs.cpp, TorchForward.cpp).
 
@@ -81,7 +126,13 @@ private:
   std::string forwardText, lossDist;
   int64_t microBatches = 1;
   unsigned numLocals = 0, numCollectives = 0;
+  StageIO *stage = nullptr;
 };
+
+/// The program of a pipelined plan (docs/Pipeline.md, "Emitting").
+llvm::Error emitPipelineProgram(mlir::ModuleOp plan,
+                                const TorchEmitOptions &options,
+                                llvm::raw_ostream &os);
 
 } // namespace weft::emit
 

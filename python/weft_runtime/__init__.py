@@ -17,6 +17,9 @@ One program runs per rank (torchrun). Its modules, each with one purpose
 - keyed_random: the counter-based random numbers of dropout masks
 - recompute: activation recomputation (torch.utils.checkpoint)
 - step: one training step: micro-batches, loss seed, sync, optimizer
+- pipeline: the main of a pipelined plan's program: stages, their groups,
+  the 1F1B / GPipe schedule (docs/Pipeline.md)
+- transfer: values and gradients between stages (point to point)
 - probe: `python -m weft_runtime.probe` measures a backend's native calls
 """
 

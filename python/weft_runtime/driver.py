@@ -196,7 +196,8 @@ class ParamView:
 
 # --- the run ---------------------------------------------------------------------------
 
-def parse_args(argv, plan):
+def parse_args(argv, plan, extra=None):
+    """The program's flags; `extra(parser)` may add more (pipeline.py)."""
     here = os.path.dirname(os.path.abspath(sys.modules["__main__"].__file__))
     ap = argparse.ArgumentParser(
         description="Trains with a Weft plan on %d devices: run every rank under torchrun "
@@ -229,6 +230,8 @@ def parse_args(argv, plan):
                     help="a torch.profiler trace of the steps in Chrome format (rank 0)")
     ap.add_argument("--timeout", type=float, default=None,
                     help="seconds any wait may take (default $WEFT_RUNTIME_TIMEOUT_S or 300)")
+    if extra:
+        extra(ap)
     args = ap.parse_args(argv)
     if args.steps < 0:
         raise WeftRuntimeError("--steps %d: give a count >= 0" % args.steps)

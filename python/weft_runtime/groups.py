@@ -5,7 +5,9 @@ sync along the set of its id axes. For a set of axes, the mesh falls into
 groups of ranks that agree on every other axis (Mesh.groups_along); every
 rank must create every group, in the same order (torch.distributed.new_group
 is collective), and keeps the one it belongs to. A group of one rank needs no
-process group: its collectives are the identity.
+process group: its collectives are the identity. A pipeline stage's mesh
+(pipeline.py) is a sub-mesh of the world: its device i is the world's rank
+`global_ranks[i]`, and every rank of the world creates the stage's groups.
 """
 
 from dataclasses import dataclass
@@ -42,9 +44,14 @@ class Groups:
     launch).
     """
 
-    def __init__(self, mesh, rank, timeout_s=None):
+    def __init__(self, mesh, rank, timeout_s=None, global_ranks=None):
+        """`rank`: this process's device of `mesh` (None when it holds none of
+        a sub-mesh's); `global_ranks`: the world rank of each mesh device
+        (default: the same numbers)."""
         self.mesh = mesh
         self.rank = rank
+        self.global_ranks = (list(global_ranks) if global_ranks is not None
+                             else list(range(mesh.num_devices)))
         self.timeout = (datetime.timedelta(seconds=timeout_s)
                         if timeout_s is not None else None)
         self._groups = {}
@@ -59,18 +66,19 @@ class Groups:
         if axes in self._groups:
             return self._groups[axes]
         mine = None
-        for ranks in self.mesh.groups_along(axes):
+        for members in self.mesh.groups_along(axes):
+            ranks = [self.global_ranks[m] for m in members]
             pg = None
-            if len(ranks) == self.mesh.num_devices and len(ranks) > 1:
+            if len(ranks) > 1 and ranks == list(range(dist.get_world_size())):
                 pg = dist.group.WORLD
             elif len(ranks) > 1:
                 kwargs = {"timeout": self.timeout} if self.timeout else {}
                 pg = dist.new_group(ranks, **kwargs)
-            if self.rank in ranks:
-                mine = AxisGroup(axes, list(ranks), ranks.index(self.rank), pg)
+            if self.rank in members:
+                mine = AxisGroup(axes, ranks, members.index(self.rank), pg)
         self._groups[axes] = mine
         return mine
 
     def solo(self, axes=()):
         """A group of this rank alone (collectives are the identity)."""
-        return AxisGroup(tuple(axes), [self.rank], 0, None)
+        return AxisGroup(tuple(axes), [self.global_ranks[self.rank]], 0, None)

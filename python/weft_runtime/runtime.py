@@ -105,13 +105,15 @@ class Runtime:
     # --- launch ----------------------------------------------------------------
     @classmethod
     def launch(cls, mesh, segments, plan_id="", backend=None, timeout_s=None,
-               expected_rank=None, env=None, axis_sets=None, emulate=None):
+               expected_rank=None, env=None, axis_sets=None, emulate=None,
+               axis_groups=True):
         """Checks the launch, joins the process group, checks the peers.
 
         timeout_s bounds every wait: the rendezvous, each collective (the
         process group's timeout) and the groups' creation; default
         WEFT_RUNTIME_TIMEOUT_S or 300. axis_sets: extra axis sets to create
-        groups for (every single axis always is).
+        groups for (every single axis is, unless `axis_groups` is False: a
+        pipelined program makes its stages' groups instead).
         """
         env = os.environ if env is None else env
         if timeout_s is None:
@@ -143,7 +145,8 @@ class Runtime:
         rt = cls(mesh, segments, rank, comm, Groups(mesh, rank, timeout_s), device, timeout_s)
         try:
             rt._check_peers(plan_id)
-            sets = [(a,) for a in range(mesh.num_axes)] + list(axis_sets or [])
+            sets = ([(a,) for a in range(mesh.num_axes)] if axis_groups else []) + list(
+                axis_sets or [])
             rt.groups.create(sets)
         except WeftRuntimeError:
             raise

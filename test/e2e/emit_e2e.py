@@ -17,6 +17,15 @@ against single-process PyTorch training of the same module.
         rebuild of the graph in torch; parameters are saved by initializer
         name. Fails (exit 1) when some step's routing is within 1e-6 of a
         tie between two experts' probabilities.
+    emit_e2e.py prepare pipe-mlp -o DIR --batch B --micro-batches M [--steps N]
+        the model of the hand-written pipelined plans
+        (test/lit/Exec/Inputs/pipeline-mlp*-plan.mlir: `weft-zoo mlp
+        --layers 3 --hidden 64`, x @ W + b with ReLU between layers, 10
+        classes): batches of B samples as arg0/arg1 (the names of a program
+        emitted without --graph), the initial parameters as
+        DIR/weights/<name>.npy (pass `-- --weights DIR/weights` to check),
+        and the reference trained on the M micro-batches of each batch,
+        gradients summed and divided by M.
     emit_e2e.py check DIR PLANS... [--steps N] [--lr LR] [--rtol R]
                       [--atol A] [-- PROGRAM FLAGS]
         runs every plan folder's torch/program.py on as many local gloo
@@ -115,9 +124,44 @@ class ResCnn(nn.Module):
         return F.cross_entropy(self.fc(h), y)
 
 
-def make(name):
+class MatLinear(nn.Module):
+    """x @ weight + bias with weight (in, out): the zoo's layer."""
+
+    def __init__(self, n_in, n_out):
+        super().__init__()
+        self.weight = nn.Parameter(torch.randn(n_in, n_out) * 0.1)
+        self.bias = nn.Parameter(torch.randn(n_out) * 0.1)
+
+    def forward(self, x):
+        return x @ self.weight + self.bias
+
+
+class PipeMlp(nn.Module):
+    """`weft-zoo mlp --layers 3 --hidden 64`: three MatLinear layers with
+    ReLU between them and cross-entropy over 10 classes."""
+
+    def __init__(self, hidden=64, classes=10, layers=3):
+        super().__init__()
+        self.layers = nn.ModuleList(
+            MatLinear(hidden, classes if i == layers - 1 else hidden) for i in range(layers))
+
+    def forward(self, x, y):
+        for i, layer in enumerate(self.layers):
+            x = layer(x)
+            if i + 1 < len(self.layers):
+                x = F.relu(x)
+        return F.cross_entropy(x, y)
+
+
+def make(name, batch=4):
     """The module and a function drawing the global batch of step s."""
-    if name == "mlp":
+    if name == "pipe-mlp":
+        model = PipeMlp()
+
+        def data(g):
+            return {"arg0": torch.randn(batch, 64, generator=g),
+                    "arg1": torch.randint(0, 10, (batch,), generator=g)}
+    elif name == "mlp":
         model = torch_reference.Mlp()
 
         def data(g):
@@ -152,12 +196,18 @@ def train_reference(model, batches, args, named):
     os.makedirs(os.path.join(ref, "params"), exist_ok=True)
     with open(os.path.join(ref, "losses.csv"), "w") as f:
         f.write("step,loss\n")
+        m = getattr(args, "micro_batches", 1)
         for s, b in enumerate(batches):
             opt.zero_grad()
-            loss = model(*[v.double() if v.is_floating_point() else v for v in b.values()])
-            loss.backward()
+            values = [v.double() if v.is_floating_point() else v for v in b.values()]
+            # Micro-batches: each one's loss backward / m, the mean reported.
+            total = 0.0
+            for chunk in zip(*[v.chunk(m) for v in values]):
+                loss = model(*chunk)
+                (loss / m).backward()
+                total += loss.item() / m
             opt.step()
-            f.write("%d,%.17g\n" % (s, loss.item()))
+            f.write("%d,%.17g\n" % (s, total))
     for name, p in named(model):
         np.save(os.path.join(ref, "params", name + ".npy"), p.detach().numpy())
 
@@ -199,8 +249,18 @@ def prepare(args):
     if args.model == "moe":
         return prepare_moe(args)
     torch.manual_seed(0)
-    model, data = make(args.model)
+    model, data = make(args.model, args.batch)
     os.makedirs(args.output, exist_ok=True)
+    if args.model == "pipe-mlp":
+        # The plan is hand-written: the program reads these initial values.
+        batches = [data(torch.Generator().manual_seed(100 + s)) for s in range(args.steps)]
+        write_batches(batches, args.output)
+        os.makedirs(os.path.join(args.output, "weights"), exist_ok=True)
+        for name, p in model.named_parameters():
+            np.save(os.path.join(args.output, "weights", name + ".npy"),
+                    p.detach().double().numpy())
+        train_reference(model, batches, args, lambda m: m.named_parameters())
+        return 0
     batches = [data(torch.Generator().manual_seed(100 + s)) for s in range(args.steps)]
     names = list(batches[0])
     model.train(True)
@@ -340,9 +400,12 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     sub = ap.add_subparsers(dest="command", required=True)
     p = sub.add_parser("prepare")
-    p.add_argument("model", choices=["mlp", "encoder", "vit", "cnn", "moe"])
+    p.add_argument("model", choices=["mlp", "encoder", "vit", "cnn", "moe", "pipe-mlp"])
     p.add_argument("--onnx", help="moe: the weft-zoo bert-moe file (--with-weights)")
-    p.add_argument("--batch", type=int, default=4, help="moe: sequences per batch")
+    p.add_argument("--batch", type=int, default=4,
+                   help="moe: sequences per batch; pipe-mlp: samples per batch")
+    p.add_argument("--micro-batches", type=int, default=1,
+                   help="the reference's micro-batches per step (gradients summed / M)")
     p.add_argument("-o", "--output", required=True)
     p.add_argument("--steps", type=int, default=3)
     p.add_argument("--lr", type=float, default=0.01)

@@ -28,9 +28,11 @@ struct TorchEmitOptions {
   std::string title;
 };
 
-/// Writes the program (program.py) for `plan`. Errors (exit code 1): a plan
-/// the program cannot express (pipeline stages, a local without a graph
-/// op); exit code 3: a local whose recipe cannot run on the shards the plan
+/// Writes the program (program.py) for `plan`; a pipelined plan
+/// (docs/Pipeline.md, "Emitting") is one program whose ranks run their
+/// stage. Errors (exit code 1): a plan the program cannot express
+/// (spmd.send/spmd.recv outside stage modules, a local without a graph op);
+/// exit code 3: a local whose recipe cannot run on the shards the plan
 /// gives it.
 llvm::Error emitTorchProgram(mlir::ModuleOp plan,
                              const TorchEmitOptions &options,

@@ -28,12 +28,13 @@
 // RUN: FileCheck %s --check-prefix=SIZES < %t.err && count 1 < %t.err && not test -e %t.out.py
 // SIZES: weft-translate: error: cannot load plan '{{.*}}': {{.*}}segment 0: integer sizes sum to 5, expected the extent 4
 //
-// Pipeline stages: the emitter's own refusal.
+// spmd.send/spmd.recv outside the stage modules of a pipelined plan: the
+// emitter's own refusal (pipelined plans: spmd-to-torch-pipeline.test).
 // RUN: sed 's/    %m = spmd.local(%hg)/    spmd.send %hg {peer = 1 : i64} : tensor<4x3xf32>\n    %hv = spmd.recv {peer = 0 : i64} : tensor<4x3xf32> -> #spmd.dist<[id, id]>\n    %m = spmd.local(%hv)/' %t.plan.mlir > %t.stages.mlir
 // RUN: grep -c 'spmd.recv' %t.stages.mlir
 // RUN: %expect-exit 1 weft-translate --spmd-to-torch %t.stages.mlir -o %t.out.py 2> %t.err
 // RUN: FileCheck %s --check-prefix=STAGES < %t.err && count 1 < %t.err && not test -e %t.out.py
-// STAGES: weft-translate: error: spmd.send: pipeline stages (spmd.send/spmd.recv) are not emitted to PyTorch yet
+// STAGES: weft-translate: error: spmd.send: spmd.send/spmd.recv outside the stage modules of a pipelined plan (docs/Pipeline.md)
 //
 // No such plan; no mesh.
 // RUN: %expect-exit 1 weft-translate --spmd-to-torch %t.missing.mlir -o %t.out.py 2> %t.err
