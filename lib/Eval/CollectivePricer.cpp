@@ -2,11 +2,22 @@
 
 #include "weft/Eval/CollectivePricer.h"
 #include "llvm/ADT/SmallVector.h"
+#include "llvm/ADT/StringExtras.h"
 #include <algorithm>
 #include <cstring>
 
 using namespace weft;
 using spmd::Collective;
+
+std::string weft::groupTypeName(const ClusterSpec &spec,
+                                llvm::ArrayRef<unsigned> group) {
+  std::vector<std::string> names;
+  for (unsigned d : group)
+    names.push_back(spec.typeOf(d).name);
+  std::sort(names.begin(), names.end());
+  names.erase(std::unique(names.begin(), names.end()), names.end());
+  return llvm::join(names, "+");
+}
 
 double CollectivePricer::seconds(Collective kind,
                                  llvm::ArrayRef<unsigned> group,
@@ -46,16 +57,14 @@ double CollectivePricer::compute(Collective kind,
     whole.bucketBytes = 0;
     return compute(kind, group, filled, whole) / k;
   }
-  // A measured time when every member is of one type and the DB has it.
-  if (db) {
-    llvm::StringRef type = spec.typeOf(group[0]).name;
-    bool sameType = llvm::all_of(
-        group, [&](unsigned d) { return spec.typeOf(d).name == type; });
-    if (sameType)
-      if (auto t = db->collectiveSeconds(type, spmd::toString(kind),
-                                         group.size(), largest))
-        return *t;
-  }
+  // A measured time when the DB has one for the group's device types: the
+  // type's name, or for a group of mixed types their distinct names, sorted,
+  // joined with '+' (weft-profile --in-situ on ranks of several classes).
+  if (db)
+    if (auto t =
+            db->collectiveSeconds(groupTypeName(spec, group),
+                                  spmd::toString(kind), group.size(), largest))
+      return *t;
   switch (kind) {
   case Collective::AllReduce:
     if (variant.bestAllReduce)

@@ -2,8 +2,8 @@
 
 With WEFT_COLLECTIVE_TIMES=PREFIX in the environment, every `Comm` call
 (gloo_compat.py) that moves data is timed, and at exit the rank writes
-PREFIX.RANK.json (write()): a list of [collective, group size, bytes, seconds], one
-entry per call in call order. Bytes are per device as the cost model
+PREFIX.RANK.json (write()): a list of [collective, group ranks, bytes,
+seconds], one entry per call in call order. Bytes are per device as the cost model
 prices them (weft/Eval/CollectivePricer.h): the buffer of an all_reduce
 and a broadcast, the largest member's shard of an all_gather and a
 reduce_scatter, what this member sends in an all_to_all. The time includes
@@ -68,6 +68,7 @@ def timed(kind, fn):
             return fn(*args, **kw)
         t0 = time.perf_counter()
         out = fn(*args, **kw)
-        _calls.append([kind, group.size, _bytes(kind, args), time.perf_counter() - t0])
+        _calls.append([kind, list(group.ranks), _bytes(kind, args),
+                       time.perf_counter() - t0])
         return out
     return call

@@ -3,18 +3,24 @@
 A collective called from a training step does not cost what the same call
 costs back to back (profile_comm.py), where the ranks stay in step: on the
 2-core VM, a 143 KB gloo all_reduce between short matmuls took 0.2 ms or
-1.5-4 ms, bimodal, mean 1.2-1.9 ms, against 0.7 ms back to back (the cause
-is not known; it is measured, not modelled). So each plan folder's program runs
-on its ranks (rank r pinned to core r mod cores, one torch thread) with
+1.5-4 ms, bimodal, mean 1.2-1.9 ms, against 0.7 ms back to back (the
+cause is not known; it is measured, not modelled). So each plan folder's
+program runs on its ranks (rank r pinned to core r mod cores, one torch thread) with
 WEFT_COLLECTIVE_TIMES set (weft_runtime/timing.py): every Comm call is
 timed. The calls of the first `warmup` steps are dropped; the k-th call of
-a (collective, group size, bytes) on each rank is matched with the k-th on
-the others and the smallest of their times kept (the last member to
-arrive waits least: the rest is the others' wait for it, which the cost
-model prices as load imbalance). Per collective and group size, a line
-t = a + b * bytes is fitted to all matched calls (least squares; each call counts, so a rare
-slow call counts as often as it happens) and written as samples across the
-byte range the calls cover.
+a (collective, group, bytes) on each rank is matched with the k-th on the
+others and their times averaged: a member that arrives first waits for
+the last, and with ranks of one speed that wait is the jitter between
+them, which a step pays at every collective and the evaluator's per-device
+times do not hold (on the 2-core VM, averaging instead of keeping the last
+member's time took real_run's median |error| from 23 % to 14 %; a plan
+that is unbalanced on purpose gets half its imbalance counted twice).
+Per group device name (the members' type, or for a group of several types
+their names sorted and joined with '+', as weft::groupTypeName keys them),
+collective and group size, a line t = a + b * bytes is fitted to all
+matched calls (least squares; each call counts, so a rare slow call counts
+as often as it happens) and written as samples across the byte range the
+calls cover.
 
 The samples (marked "source": "program" in the DB) replace the
 back-to-back samples of the same collective and group size within the byte
@@ -31,8 +37,18 @@ import tempfile
 from profile_ops import free_port, ranks_of
 
 
-def run_program(plan_dir, python, steps, work, timeout=600):
-    """Per rank, the timed calls of one run: [[kind, size, bytes, s], ...]."""
+def rank_types(plan_dir):
+    """The device type of each rank of a plan folder's program (rank r is
+    cluster device r, plan.json's mesh)."""
+    with open(os.path.join(plan_dir, "plan.json")) as f:
+        devices = json.load(f)["mesh"]["devices"]
+    return {d["cluster_device"]: d["type"] for d in devices}
+
+
+def run_program(plan_dir, python, steps, work, timeout=600, wrap=None):
+    """Per rank, the timed calls of one run: [[kind, ranks, bytes, s], ...].
+    `wrap(rank, argv)` may prefix a rank's command (e.g. to enter a cgroup);
+    by default rank r is pinned to core r mod cores."""
     program = os.path.join(plan_dir, "torch", "program.py")
     n = ranks_of(plan_dir)
     prefix = os.path.join(work, "times-%d" % abs(hash(plan_dir)))
@@ -46,7 +62,9 @@ def run_program(plan_dir, python, steps, work, timeout=600):
                    MASTER_PORT=str(port), OMP_NUM_THREADS="1",
                    CUDA_VISIBLE_DEVICES="", WEFT_COLLECTIVE_TIMES=prefix)
         argv = [python, program, "--steps", str(steps), "--dtype", "float32"]
-        if len(cores) > 1:
+        if wrap:
+            argv = wrap(r, argv)
+        elif len(cores) > 1:
             argv = ["taskset", "-c", str(cores[r % len(cores)])] + argv
         procs.append(subprocess.Popen(argv, env=env, stdout=subprocess.DEVNULL))
     try:
@@ -70,18 +88,20 @@ def run_program(plan_dir, python, steps, work, timeout=600):
 
 
 def samples_of_run(per_rank, steps, warmup):
-    """{(kind, size, bytes): [seconds of each matched call]} of one run."""
+    """{(kind, group ranks, bytes): [seconds of each matched call]} of one run."""
     matched = {}
     for calls in per_rank:
         per_step = len(calls) // steps if steps else 0
         by_key = {}
-        for kind, size, nbytes, seconds in calls[per_step * warmup:]:
-            by_key.setdefault((kind, size, nbytes), []).append(seconds)
+        for kind, ranks, nbytes, seconds in calls[per_step * warmup:]:
+            by_key.setdefault((kind, tuple(ranks), nbytes), []).append(seconds)
         for key, times in by_key.items():
-            best = matched.setdefault(key, list(times))
-            for i, t in enumerate(times[:len(best)]):
-                best[i] = min(best[i], t)
-    return matched
+            matched.setdefault(key, []).append(times)
+    out = {}
+    for key, runs in matched.items():
+        n = min(len(r) for r in runs)
+        out[key] = [sum(r[i] for r in runs) / len(runs) for i in range(n)]
+    return out
 
 
 def fit(points):
@@ -106,7 +126,13 @@ def grid(lo, hi):
     return sorted(set(out + [hi]))
 
 
-def profile(plan_dirs, args, log, steps=6, warmup=2):
+def group_name(types, ranks):
+    """The DB device name of a group (weft::groupTypeName): its type, or its
+    distinct types sorted and joined with '+'."""
+    return "+".join(sorted({types[r] for r in ranks}))
+
+
+def profile(plan_dirs, args, log, steps=6, warmup=2, wrap=None):
     """In-situ collective samples (DB entries) of the programs' calls: per
     collective and group size, the fit of every matched call's time against
     its bytes, written at sizes across the range the calls cover."""
@@ -114,26 +140,28 @@ def profile(plan_dirs, args, log, steps=6, warmup=2):
     points = {}
     for d in plan_dirs:
         try:
-            per_rank = run_program(d, args.python, steps, work)
+            per_rank = run_program(d, args.python, steps, work, wrap=wrap)
+            types = rank_types(d)
         except (RuntimeError, OSError, subprocess.TimeoutExpired) as e:
             log("in situ: skipped %s: %s" % (d, e))
             continue
         found = samples_of_run(per_rank, steps, warmup)
         log("in situ: %d collective sizes of %s" % (len(found), d))
-        for (kind, size, nbytes), ts in found.items():
+        for (kind, ranks, nbytes), ts in found.items():
             if nbytes > 0:
-                points.setdefault((kind, size), []).extend((nbytes, t) for t in ts)
+                key = (group_name(types, ranks), kind, len(ranks))
+                points.setdefault(key, []).extend((nbytes, t) for t in ts)
     for leftover in glob.glob(os.path.join(work, "*")):
         os.remove(leftover)
     os.rmdir(work)
     out = []
-    for (kind, size), pts in sorted(points.items()):
+    for (device, kind, size), pts in sorted(points.items()):
         latency, per_byte = fit(pts)
         lo, hi = min(b for b, _ in pts), max(b for b, _ in pts)
-        log("in situ: %-14s x%d %d calls, %d-%d B: %.1f us + %.3f ns/B" %
-            (kind, size, len(pts), lo, hi, 1e6 * latency, 1e9 * per_byte))
+        log("in situ: %s %-14s x%d %d calls, %d-%d B: %.1f us + %.3f ns/B" %
+            (device, kind, size, len(pts), lo, hi, 1e6 * latency, 1e9 * per_byte))
         for b in grid(float(lo), float(hi)):
-            out.append({"device": args.device, "collective": kind, "devices": size,
+            out.append({"device": device, "collective": kind, "devices": size,
                         "bytes": b, "seconds": max(latency + per_byte * b, 1e-7),
                         "source": "program"})
     return out

@@ -44,6 +44,12 @@ inline double bucketScale(const CollectiveVariant &variant, double largest) {
   return variant.bucketBytes / largest;
 }
 
+/// The device name a profile DB keys a collective of `group` by: the
+/// members' device type, or for members of several types their distinct
+/// type names, sorted, joined with '+' (e.g. "P100+V100").
+std::string groupTypeName(const ClusterSpec &spec,
+                          llvm::ArrayRef<unsigned> group);
+
 class CollectivePricer {
 public:
   CollectivePricer(const ClusterSpec &spec, const ProfileDB *db,

@@ -10,16 +10,22 @@ sys.path.insert(0, sys.argv[1] + "/tools/weft-profile")
 import profile_insitu as P  # noqa: E402
 
 # Two ranks, 3 steps of two calls each; the first step is warm-up. The k-th
-# call of a key on each rank is matched and the smaller time kept.
-rank0 = [["all_reduce", 2, 100, 9.0], ["all_gather", 2, 8, 9.0],
-         ["all_reduce", 2, 100, 1.0], ["all_gather", 2, 8, 5.0],
-         ["all_reduce", 2, 100, 3.0], ["all_gather", 2, 8, 2.0]]
-rank1 = [["all_reduce", 2, 100, 9.0], ["all_gather", 2, 8, 9.0],
-         ["all_reduce", 2, 100, 2.0], ["all_gather", 2, 8, 4.0],
-         ["all_reduce", 2, 100, 1.5], ["all_gather", 2, 8, 6.0]]
+# call of a key on each rank is matched and the times averaged.
+g = [0, 1]
+rank0 = [["all_reduce", g, 100, 9.0], ["all_gather", g, 8, 9.0],
+         ["all_reduce", g, 100, 1.0], ["all_gather", g, 8, 5.0],
+         ["all_reduce", g, 100, 3.0], ["all_gather", g, 8, 2.0]]
+rank1 = [["all_reduce", g, 100, 9.0], ["all_gather", g, 8, 9.0],
+         ["all_reduce", g, 100, 2.0], ["all_gather", g, 8, 4.0],
+         ["all_reduce", g, 100, 1.5], ["all_gather", g, 8, 6.0]]
 m = P.samples_of_run([rank0, rank1], steps=3, warmup=1)
-assert m == {("all_reduce", 2, 100): [1.0, 1.5], ("all_gather", 2, 8): [4.0, 2.0]}, m
-print("matched: min over ranks per call, warm-up dropped")
+assert m == {("all_reduce", (0, 1), 100): [1.5, 2.25],
+             ("all_gather", (0, 1), 8): [4.5, 4.0]}, m
+print("matched: mean over ranks per call, warm-up dropped")
+
+assert P.group_name({0: "V100", 1: "P100"}, (1, 0)) == "P100+V100"
+assert P.group_name({0: "V100", 1: "V100"}, (0, 1)) == "V100"
+print("group name: the type, or distinct types sorted and joined by +")
 
 a, b = P.fit([(0, 1.0), (10, 2.0), (20, 3.0)])
 assert abs(a - 1.0) < 1e-12 and abs(b - 0.1) < 1e-12, (a, b)
