@@ -179,20 +179,12 @@ llvm::Error weft::pipelineAndWrite(const SynthFlags &flags,
     micro = std::move(*g);
     graph = *micro;
   }
-  bool runnable = true;
-  if (auto err = writeRunnableFiles(outDir, *plan, graph, title)) {
-    if (!pipelined)
-      return err;
-    runnable = false;
-    os << "note:                torch/ and launch/ not written: "
-       << llvm::toString(std::move(err)) << "\n";
-  }
+  if (auto err = writeRunnableFiles(outDir, *plan, graph, title))
+    return err;
   if (auto err = writeStepPictures(outDir, *plan, in.spec, final, title))
     return err;
   os << "wrote:               " << outDir << "/plan.mlir, " << outDir
-     << "/plan.json, "
-     << (runnable ? (outDir + "/torch/, " + outDir + "/launch/, ").str()
-                  : std::string())
+     << "/plan.json, " << outDir << "/torch/, " << outDir << "/launch/, "
      << outDir << "/timeline.svg, " << outDir << "/trace.json\n";
   return llvm::Error::success();
 }
