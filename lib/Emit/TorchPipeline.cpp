@@ -54,7 +54,7 @@ void printHeader(llvm::raw_ostream &os, mlir::ModuleOp plan,
     for (int64_t n : part.nodes)
       nodes += (nodes.empty() ? "" : ", ") + std::to_string(n);
     os << llvm::formatv(
-        "  stage {0}: cluster node(s) {1}, {2} devices, {3} "
+        "  stage {0}: mesh node(s) {1}, {2} devices, {3} "
         "local ops, {4} collectives,\n    {5} parameters, {6} "
         "send(s), {7} recv(s).\n",
         s, nodes, part.geo->numDevices(), part.writer->localCount(),
@@ -164,7 +164,7 @@ llvm::Error weft::emit::emitPipelineProgram(mlir::ModuleOp plan,
   stages.back().writer->printNames(os);
   for (auto [s, part] : llvm::enumerate(stages)) {
     std::string prefix = "STAGE" + std::to_string(s) + "_";
-    os << "\n\n# Stage " << s << ": cluster node(s) " << pyTuple(part.nodes)
+    os << "\n\n# Stage " << s << ": mesh node(s) " << pyTuple(part.nodes)
        << ".\n";
     part.writer->printMesh(os, prefix);
     part.writer->printSpecs(os, prefix);

@@ -1,17 +1,17 @@
 """The main of an emitted pipelined program (docs/Pipeline.md, "Emitting").
 
 A pipelined plan's program (weft-translate --spmd-to-torch) declares one
-`Stage` per stage module — its sub-mesh and cluster nodes, segments,
+`Stage` per stage module — its sub-mesh and its nodes of the plan's mesh, segments,
 inputs, parameters, sends and recvs, and the forward function of one
 micro-batch on the stage's shards — and calls `main(Pipeline(...))`. Every
 rank runs the same program:
 
-1. flags and launch as driver.py (`Runtime.launch` on the cluster mesh,
+1. flags and launch as driver.py (`Runtime.launch` on the plan's mesh,
    without its axis groups);
 2. every rank creates every stage's process groups, in stage order (each
    stage's single axes, the axis sets its recipes and parameters name, and
    the group of all its devices), on the world ranks of the stage's nodes:
-   a stage device i of node position p is world rank nodes[p]·L + i mod L;
+   a stage device i at node position p is world rank nodes[p]·L + i mod L;
 3. the rank's stage (the one whose nodes hold it) gets a Runtime on the
    stage's mesh (stage-local rank) and its parameters (driver.make_params);
 4. per step, the stage's schedule over the M micro-batches (`schedule_of`):
@@ -49,7 +49,7 @@ SCHEDULES = ("1f1b", "gpipe")
 
 
 class Stage:
-    """One stage module: `index`, its cluster `nodes`, its mesh and segments,
+    """One stage module: `index`, its `nodes` (of the plan's mesh), its mesh and segments,
     inputs and parameters (driver's specs), `forward(rt, p, recv, *inputs)`
     returning (this rank's shards of its sends, its loss or None), `sends`
     and `recvs` (transfer.Transfer), the loss's distribution (last stage),
@@ -68,7 +68,7 @@ class Stage:
 
 
 class Pipeline:
-    """What a pipelined program declares: the cluster mesh, the stages in
+    """What a pipelined program declares: the plan's mesh (the whole cluster), the stages in
     order, the micro-batch count M and the schedule (1f1b or gpipe)."""
 
     def __init__(self, mesh, stages, micro_batches, schedule, fingerprint=""):
@@ -83,11 +83,11 @@ class Pipeline:
         for st in self.stages:
             st.micro_batches = micro_batches
             if st.mesh.devices_per_node != per or st.mesh.num_nodes != len(st.nodes):
-                raise WeftRuntimeError("stage %d: its mesh is not %d node(s) of the cluster's"
+                raise WeftRuntimeError("stage %d: its mesh is not %d node(s) of the plan's mesh"
                                        % (st.index, len(st.nodes)))
             for n in st.nodes:
                 if not 0 <= n < mesh.num_nodes or n in seen:
-                    raise WeftRuntimeError("stage %d: node %d is outside the cluster or in "
+                    raise WeftRuntimeError("stage %d: node %d is outside the mesh or in "
                                            "another stage" % (st.index, n))
                 seen.add(n)
             st.ranks = [n * per + i for n in st.nodes for i in range(per)]
