@@ -12,3 +12,8 @@ ThroughputOracle::iterationProfile(llvm::StringRef, unsigned,
                                    llvm::StringRef) const {
   return std::nullopt;
 }
+
+std::optional<double> ThroughputOracle::throughputMixed(
+    llvm::StringRef, const std::map<std::string, unsigned> &) const {
+  return std::nullopt;
+}

@@ -96,7 +96,7 @@ struct SpaceBuilder {
   /// The tables read after building, in an order that interns
   /// distributions and held sets as the searches expect (ids break no ties,
   /// but the same ids keep runs comparable).
-  void finish();
+  void finish(bool bounds);
   /// Per position, the live values in order of availability.
   void liveSets();
   /// heuristic(p) before the bound's tables: per representative Σ over
@@ -522,13 +522,19 @@ llvm::Error SpaceBuilder::makeOptions(unsigned p) {
   return llvm::Error::success();
 }
 
-void SpaceBuilder::finish() {
+void SpaceBuilder::finish(bool bounds) {
   liveSets();
   computeBound();
   capacities();
   usefulDists();
   memoryFloors();
-  s.bound_->build();
+  if (bounds) {
+    s.bound_->build();
+    return;
+  }
+  unsigned n = s.ops_.size();
+  s.floorSuffix_.assign(n + 1, 0);
+  s.opFloor_.assign(n, 0);
 }
 
 void SpaceBuilder::liveSets() {
@@ -630,7 +636,7 @@ void SpaceBuilder::memoryFloors() {
 llvm::Expected<std::unique_ptr<SearchSpace>>
 SearchSpace::build(mlir::ModuleOp graph, const ClusterSpec &spec,
                    const EvalOptions &eval, llvm::ArrayRef<double> ratios,
-                   bool recompute) {
+                   bool recompute, bool bounds) {
   std::unique_ptr<SearchSpace> space(new SearchSpace());
   space->recompute_ = recompute;
   space->microBatches_ = spmd::SpmdDialect::getMicroBatches(graph);
@@ -682,6 +688,6 @@ SearchSpace::build(mlir::ModuleOp graph, const ClusterSpec &spec,
   for (unsigned p = 0; p < space->ops_.size(); ++p)
     if (auto err = b.makeOptions(p))
       return std::move(err);
-  b.finish();
+  b.finish(bounds);
   return space;
 }

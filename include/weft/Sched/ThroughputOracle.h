@@ -2,9 +2,10 @@
 //-*-===//
 //
 // The scheduler's only source of performance numbers. Implementations: the
-// table oracle (Gavel's measured throughput JSON) and, later, the compiler
-// (Cells). GPU types are named as the oracle knows them ("v100", ...);
-// RateModel maps cluster types onto them.
+// table oracle (Gavel's measured throughput JSON) and the compiler (Cells,
+// include/weft/Cell/CompilerOracle.h, outside this MLIR-free library). GPU
+// types are named as the oracle knows them ("v100", ...); RateModel maps
+// cluster types onto them.
 //
 //===----------------------------------------------------------------------===//
 
@@ -12,6 +13,7 @@
 #define WEFT_SCHED_THROUGHPUTORACLE_H
 
 #include "llvm/ADT/StringRef.h"
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -41,6 +43,15 @@ public:
                                            unsigned count,
                                            llvm::StringRef gpuType,
                                            bool consolidated) const = 0;
+
+  /// Iterations per second of `jobType` on a heterogeneous Cell: `counts`
+  /// GPUs of each oracle GPU type, all one job (one plan over them, as the
+  /// compiler oracle prices it; not HadarE's copies). Returns 0 when
+  /// infeasible and std::nullopt when the oracle cannot tell (the default,
+  /// and the table oracle's answer).
+  virtual std::optional<double>
+  throughputMixed(llvm::StringRef jobType,
+                  const std::map<std::string, unsigned> &counts) const;
 
   /// The GPU counts the oracle knows for `jobType` (ascending); empty when
   /// the job type is unknown.

@@ -199,10 +199,15 @@ public:
   /// Builds the space. `ratios` per mesh class (sum over devices 1); empty
   /// means proportional to peak FLOP/s. Errors: bad input.
   /// `recompute` offers activation recomputation as a choice of every op
-  /// with a backward pass and saved tensors.
+  /// with a backward pass and saved tensors. Without `bounds` the op cost
+  /// floors and the tree bound are not built (most of the build's time):
+  /// heuristic(p) is then the compute bound alone and opFloor 0, enough for
+  /// callers that only price, replay and improve plans (seeds, local
+  /// improvement; lib/Cell's fast mode), not for the A*.
   static llvm::Expected<std::unique_ptr<SearchSpace>>
   build(mlir::ModuleOp graph, const ClusterSpec &spec, const EvalOptions &eval,
-        llvm::ArrayRef<double> ratios = {}, bool recompute = false);
+        llvm::ArrayRef<double> ratios = {}, bool recompute = false,
+        bool bounds = true);
   /// Recomputation is among the choices.
   bool recomputes() const { return recompute_; }
   /// The graph's `spmd.micro_batches` (gradient accumulation). Step costs

@@ -1,0 +1,102 @@
+//===- SubCluster.cpp - The cluster of one Cell ---------------------------===//
+
+#include "weft/Cell/SubCluster.h"
+#include "weft/Support/Error.h"
+#include "llvm/ADT/StringExtras.h"
+#include <tuple>
+
+using namespace weft;
+using namespace weft::cell;
+
+DeviceMultiset cell::devicesOf(const ClusterSpec &cluster) {
+  DeviceMultiset devices;
+  for (const Node &node : cluster.nodes)
+    devices[node.deviceType] += node.numDevices;
+  return devices;
+}
+
+/// Groups devices by (type, node shape, links), as lib/Cluster does for a
+/// parsed spec (docs/ClusterSpec.md "Device classes").
+static void buildClasses(ClusterSpec &spec) {
+  using Key = std::tuple<unsigned, unsigned, double, double, double, double>;
+  std::map<Key, unsigned> classOfKey;
+  for (unsigned i = 0; i < spec.nodes.size(); ++i) {
+    const Node &n = spec.nodes[i];
+    Key key{n.typeIndex,      n.numDevices,       n.intraBandwidthGBps,
+            n.intraLatencyUs, n.nicBandwidthGbps, n.nicLatencyUs};
+    auto [it, inserted] = classOfKey.try_emplace(key, spec.classes.size());
+    if (inserted) {
+      DeviceClass c;
+      c.id = it->second;
+      c.deviceType = n.deviceType;
+      c.typeIndex = n.typeIndex;
+      c.devicesPerNode = n.numDevices;
+      c.intraBandwidthGBps = n.intraBandwidthGBps;
+      c.intraLatencyUs = n.intraLatencyUs;
+      c.nicBandwidthGbps = n.nicBandwidthGbps;
+      c.nicLatencyUs = n.nicLatencyUs;
+      spec.classes.push_back(c);
+    }
+    DeviceClass &c = spec.classes[it->second];
+    c.nodes.push_back(i);
+    for (unsigned d = 0; d < n.numDevices; ++d) {
+      spec.devices[n.firstDevice + d].deviceClass = c.id;
+      c.devices.push_back(n.firstDevice + d);
+    }
+  }
+}
+
+llvm::Expected<ClusterSpec>
+cell::buildSubCluster(const ClusterSpec &cluster,
+                      const DeviceMultiset &devices) {
+  if (devices.empty())
+    return badInput("a Cell needs at least one device");
+  DeviceMultiset available = devicesOf(cluster);
+  ClusterSpec spec;
+  spec.name = cluster.name + "[" + formatMultiset(devices) + "]";
+  spec.fileName = cluster.fileName;
+  for (const auto &[type, count] : devices) {
+    auto have = available.find(type);
+    if (have == available.end()) {
+      std::vector<std::string> names;
+      for (const auto &entry : available)
+        names.push_back(entry.first);
+      return badInput("cluster '{0}' has no device type '{1}' (it has {2})",
+                      cluster.name, type, llvm::join(names, ", "));
+    }
+    if (count == 0 || count > have->second)
+      return badInput("cluster '{0}' has {1} {2}, a Cell asks for {3}",
+                      cluster.name, have->second, type, count);
+    // The type's largest node is the template: its shape and links.
+    const Node *shape = nullptr;
+    for (const Node &node : cluster.nodes)
+      if (node.deviceType == type &&
+          (!shape || node.numDevices > shape->numDevices))
+        shape = &node;
+    unsigned typeIndex = spec.deviceTypes.size();
+    spec.deviceTypes.push_back(cluster.deviceTypes[shape->typeIndex]);
+    unsigned left = count;
+    for (unsigned i = 0; left > 0; ++i) {
+      Node node = *shape;
+      node.name = llvm::StringRef(type).lower() + "-" + std::to_string(i);
+      node.typeIndex = typeIndex;
+      node.numDevices = std::min(left, shape->numDevices);
+      if (node.numDevices == 1)
+        node.intraBandwidthGBps = node.intraLatencyUs = 0;
+      node.leaf.clear();
+      node.leafIndex = -1;
+      node.firstDevice = spec.devices.size();
+      for (unsigned d = 0; d < node.numDevices; ++d) {
+        Device dev;
+        dev.id = spec.devices.size();
+        dev.node = spec.nodes.size();
+        dev.localRank = d;
+        spec.devices.push_back(dev);
+      }
+      left -= node.numDevices;
+      spec.nodes.push_back(std::move(node));
+    }
+  }
+  buildClasses(spec);
+  return spec;
+}
