@@ -12,6 +12,19 @@ using namespace weft::sched;
 
 double sched::samplesPerStep(const std::string &type) {
   llvm::StringRef name(type);
+  // The compiler oracle's "MODEL[:OPTIONS];batch=N" (docs/Cells.md): an
+  // iteration is one global batch of N samples.
+  size_t batchAt = name.rfind("batch=");
+  if (batchAt != llvm::StringRef::npos &&
+      (batchAt == 0 || name[batchAt - 1] == ';' || name[batchAt - 1] == ':')) {
+    unsigned batch = 0;
+    if (!name.drop_front(batchAt + strlen("batch="))
+             .take_until([](char c) { return c == ';'; })
+             .trim()
+             .getAsInteger(10, batch) &&
+        batch > 0)
+      return batch;
+  }
   size_t at = name.rfind("(batch size ");
   if (at == llvm::StringRef::npos || !name.ends_with(")"))
     return 1;

@@ -37,7 +37,8 @@ static std::optional<double> elasticThroughput(const ThroughputOracle &oracle,
       return *steps * count / scale;
   unsigned batch = unsigned(samplesPerStep(jobType));
   if (elastic == ElasticBatch::Global && count != scale && batch > 1 &&
-      batch * scale % count == 0) {
+      batch * scale % count == 0 &&
+      llvm::StringRef(jobType).contains("(batch size ")) {
     // The same global batch over `count` GPUs: the variant at the new
     // per-GPU batch, if the oracle measured it.
     unsigned perGpu = batch * scale / count;
@@ -60,7 +61,7 @@ RateModel::RateModel(const SchedCluster &cluster,
 RateModel::RateModel(const SchedCluster &cluster,
                      const ThroughputOracle &oracle, llvm::ArrayRef<Job> jobs,
                      const RateOptions &options)
-    : cluster(cluster), oracle(oracle) {
+    : cluster(cluster), oracle(oracle), elastic(options.elastic) {
   unsigned numTypes = cluster.types.size();
   std::map<std::tuple<std::string, unsigned, std::vector<std::string>>,
            unsigned>
@@ -74,6 +75,9 @@ RateModel::RateModel(const SchedCluster &cluster,
     if (!inserted)
       continue;
     JobClass cls;
+    cls.jobType = job.type;
+    cls.scale = job.scale;
+    cls.worth.assign(numTypes, 0.0);
     cls.counts = oracle.counts(job.type);
     cls.rates.assign(numTypes * cls.counts.size() * 2, 0.0);
     cls.progress = cls.rates;
@@ -87,6 +91,7 @@ RateModel::RateModel(const SchedCluster &cluster,
       if (!requested && options.request == TypeRequest::Hard)
         continue;
       double worth = requested ? 1.0 : options.penalty;
+      cls.worth[t] = worth;
       for (unsigned c = 0; c < cls.counts.size(); ++c) {
         unsigned count = cls.counts[c];
         for (unsigned cons = 0; cons < 2; ++cons) {
@@ -149,4 +154,40 @@ std::optional<IterationProfile> RateModel::profile(unsigned job, unsigned type,
   if (profile)
     profile->computeS /= gpu.speedFactor;
   return profile;
+}
+
+double RateModel::mixedProgressRate(
+    unsigned job, llvm::ArrayRef<std::pair<unsigned, unsigned>> parts) const {
+  unsigned id = classOf[job];
+  const JobClass &cls = classes[id];
+  std::vector<std::pair<unsigned, unsigned>> key(parts.begin(), parts.end());
+  llvm::sort(key);
+  auto [it, inserted] = mixed.try_emplace({id, key}, 0.0);
+  if (!inserted)
+    return it->second;
+  std::map<std::string, unsigned> counts;
+  unsigned total = 0;
+  for (auto [type, count] : key) {
+    if (type >= cluster.types.size() || cls.worth[type] <= 0)
+      return 0;
+    counts[cluster.types[type].oracleType] += count;
+    total += count;
+  }
+  std::optional<double> steps = oracle.throughputMixed(cls.jobType, counts);
+  if (!steps)
+    return 0;
+  double value = *steps;
+  if (elastic == ElasticBatch::PerGpu)
+    value *= double(total) / cls.scale;
+  it->second = value;
+  return value;
+}
+
+double RateModel::mixedRate(
+    unsigned job, llvm::ArrayRef<std::pair<unsigned, unsigned>> parts) const {
+  double least = 1;
+  for (auto [type, count] : parts)
+    if (type < cluster.types.size())
+      least = std::min(least, classes[classOf[job]].worth[type]);
+  return mixedProgressRate(job, parts) * least;
 }

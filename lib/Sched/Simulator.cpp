@@ -279,6 +279,12 @@ llvm::Error Simulation::placePlan(const std::vector<Assignment> &plan) {
                                  where->consolidated);
       taken.insert(taken.end(), where->shares.begin(), where->shares.end());
     }
+    if (ok && a->mixed) {
+      std::vector<std::pair<unsigned, unsigned>> cell;
+      for (const Part &part : a->parts)
+        cell.emplace_back(part.type, part.count);
+      rate = rates.mixedProgressRate(a->job, cell);
+    }
     if (!ok || rate <= 0) {
       pool.release(taken);
       continue;

@@ -1,12 +1,14 @@
 //===- weft-sched.cpp - Trace-driven cluster scheduling simulator --------===//
 //
 // weft-sched --cluster SPEC (--trace FILE | --workload gavel:...)
-//            --oracle table:FILE --policy a[,b,...] [--network fair|crux]
+//            --oracle table:FILE|compiler[:cache=FILE] --policy a[,b,...]
+//            [--network fair|crux]
 //            [--report DIR] [--report-csv FILE]
 // docs/Scheduler.md is the manual.
 //
 //===----------------------------------------------------------------------===//
 
+#include "OracleFlag.h"
 #include "weft/Sched/ClusterAdapter.h"
 #include "weft/Sched/Network.h"
 #include "weft/Sched/RateModel.h"
@@ -41,7 +43,8 @@ static cl::opt<std::string> workloadArg(
     cl::desc("generated workload: gavel:rate=R,jobs=N,seed=S,window=A-B"),
     cl::value_desc("spec"), cl::cat(category));
 static cl::opt<std::string> oracleArg("oracle",
-                                      cl::desc("throughput oracle: table:FILE"),
+                                      cl::desc("throughput oracle: table:FILE "
+                                               "or compiler[:cache=FILE]"),
                                       cl::value_desc("oracle"),
                                       cl::cat(category));
 static cl::opt<std::string> policyArg("policy",
@@ -136,27 +139,43 @@ static llvm::Error run() {
     return badInput("--cluster is required");
   if (traceArg.empty() == workloadArg.empty())
     return badInput("give exactly one of --trace and --workload");
-  llvm::StringRef oracleSpec = oracleArg;
-  if (!oracleSpec.consume_front("table:"))
-    return badInput("--oracle '{0}': expected table:FILE", oracleArg);
-  auto oracle = TableOracle::load(oracleSpec);
-  if (!oracle)
-    return oracle.takeError();
-  (*oracle)->setAssumeLinearScaling(linearScaling);
-  auto cluster = loadSchedCluster(clusterArg, **oracle);
+  auto loadedOracle = loadOracle(oracleArg, clusterArg);
+  if (!loadedOracle)
+    return loadedOracle.takeError();
+  const ThroughputOracle *oracle = loadedOracle->oracle.get();
+  if (loadedOracle->table)
+    loadedOracle->table->setAssumeLinearScaling(linearScaling);
+  // The compiler oracle calls a job type it cannot open unknown; its own
+  // error says why.
+  auto oracleError = [&](llvm::Error err) -> llvm::Error {
+    if (loadedOracle->compiler)
+      if (std::optional<std::string> why =
+              loadedOracle->compiler->firstError()) {
+        llvm::consumeError(std::move(err));
+        return badInput("--oracle compiler: {0}", *why);
+      }
+    return err;
+  };
+  std::optional<Progress> cellProgress;
+  if (loadedOracle->compiler) {
+    cellProgress.emplace("weft-sched compiler oracle");
+    loadedOracle->compiler->setProgress(
+        [&](llvm::StringRef line) { cellProgress->update(line); });
+  }
+  auto cluster = loadSchedCluster(clusterArg, *oracle);
   if (!cluster)
     return cluster.takeError();
   Workload workload;
   if (!traceArg.empty()) {
-    auto loaded = loadTrace(traceArg, **oracle);
+    auto loaded = loadTrace(traceArg, *oracle);
     if (!loaded)
-      return loaded.takeError();
+      return oracleError(loaded.takeError());
     workload = std::move(*loaded);
   } else {
     auto params = parseGeneratorSpec(workloadArg);
     if (!params)
       return params.takeError();
-    auto generated = generateGavelWorkload(*params, **oracle);
+    auto generated = generateGavelWorkload(*params, *oracle);
     if (!generated)
       return generated.takeError();
     workload = std::move(*generated);
@@ -237,7 +256,7 @@ static llvm::Error run() {
   rateOptions.elastic = *elastic;
   rateOptions.request = *request;
   rateOptions.penalty = gpuTypePenalty;
-  RateModel rates(*cluster, **oracle, workload.jobs, rateOptions);
+  RateModel rates(*cluster, *oracle, workload.jobs, rateOptions);
   llvm::outs() << "cluster " << cluster->name << ": " << cluster->totalGpus()
                << " GPUs in " << cluster->nodes.size() << " nodes (";
   for (unsigned t = 0; t < cluster->types.size(); ++t) {
@@ -272,6 +291,16 @@ static llvm::Error run() {
       return result.takeError();
     stats.push_back(computeStats(*result, workload));
     results.push_back(std::move(*result));
+  }
+  if (loadedOracle->compiler) {
+    cellProgress->done();
+    if (std::optional<std::string> why = loadedOracle->compiler->firstError())
+      return badInput("--oracle compiler: {0}", *why);
+    llvm::errs() << llvm::formatv(
+        "weft-sched: compiler oracle: {0} Cells estimated, {1} answers from "
+        "the cache\n",
+        loadedOracle->compiler->estimated(),
+        loadedOracle->compiler->cacheHits());
   }
   printStatsTable(stats, llvm::outs());
   for (const PolicyStats &s : stats)

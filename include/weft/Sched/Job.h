@@ -44,9 +44,10 @@ struct Job {
 };
 
 /// Samples in one of the oracle's steps of job type `type`: N for a type
-/// named "... (batch size N)", else 1 (Gavel's A3C, CycleGAN). Gavel's
-/// multi-GPU figures grow with the GPU count, so a step is one GPU's
-/// iteration at that batch.
+/// named "... (batch size N)" or, for the compiler oracle,
+/// "MODEL[:OPTIONS];batch=N" (one iteration is the global batch), else 1
+/// (Gavel's A3C, CycleGAN). Gavel's multi-GPU figures grow with the GPU count,
+/// so a step is one GPU's iteration at that batch.
 double samplesPerStep(const std::string &type);
 
 } // namespace sched

@@ -34,6 +34,10 @@ struct Part {
 struct Assignment {
   unsigned job = 0;
   std::vector<Part> parts;
+  /// The parts (of different types) are one heterogeneous Cell: the job
+  /// runs one plan over all of them at RateModel::mixedProgressRate, not
+  /// as HadarE's copies whose rates add up.
+  bool mixed = false;
 };
 
 /// A job that has arrived, was admitted and has not finished.

@@ -19,6 +19,7 @@
 #include "weft/Sched/SchedCluster.h"
 #include "weft/Sched/ThroughputOracle.h"
 #include "llvm/ADT/ArrayRef.h"
+#include <map>
 
 namespace weft {
 namespace sched {
@@ -78,6 +79,17 @@ public:
   /// Steps/s the job actually makes there (what the simulator runs it at).
   double progressRate(unsigned job, unsigned type, unsigned count,
                       bool consolidated) const;
+  /// Steps/s of job `job` on a heterogeneous Cell, `parts` (cluster type,
+  /// count) run as one plan (ThroughputOracle::throughputMixed), as the
+  /// policies see it (the least worth of its types under a preference);
+  /// 0 when a type is not allowed, or the oracle has no figure or says
+  /// infeasible. Memoised per job class.
+  double mixedRate(unsigned job,
+                   llvm::ArrayRef<std::pair<unsigned, unsigned>> parts) const;
+  /// Steps/s the job actually makes on that Cell.
+  double
+  mixedProgressRate(unsigned job,
+                    llvm::ArrayRef<std::pair<unsigned, unsigned>> parts) const;
   /// GPU counts the job can run with (ascending).
   llvm::ArrayRef<unsigned> counts(unsigned job) const;
   /// The job's consolidated rate at its requested scale on its fastest
@@ -102,7 +114,16 @@ private:
     std::vector<double> rates, progress;
     double best = 0;
     int bestType = -1;
+    std::string jobType;
+    unsigned scale = 1;
+    /// Per type: 1 requested, the penalty, or 0 not allowed.
+    std::vector<double> worth;
   };
+  /// mixedProgressRate's memo: (class, parts) -> steps/s.
+  mutable std::map<
+      std::pair<unsigned, std::vector<std::pair<unsigned, unsigned>>>, double>
+      mixed;
+  ElasticBatch elastic = ElasticBatch::Global;
   const SchedCluster &cluster;
   const ThroughputOracle &oracle;
   std::vector<JobClass> classes;

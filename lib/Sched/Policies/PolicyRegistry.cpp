@@ -8,7 +8,7 @@ using namespace weft::sched;
 
 std::string sched::knownPolicies() {
   return "fifo, maxmin-agnostic, gavel-maxmin, gavel-throughput, hadar, "
-         "hadar-fork, crius, rubick";
+         "hadar-fork, crius, rubick, weft";
 }
 
 llvm::Expected<std::unique_ptr<Policy>>
@@ -32,6 +32,8 @@ sched::createPolicy(llvm::StringRef name, const PolicyOptions &opts) {
     return createCrius();
   if (name == "rubick")
     return createRubick(opts);
+  if (name == "weft")
+    return createWeft();
   return badInput("unknown policy '{0}'; known policies: {1}", name,
                   knownPolicies());
 }

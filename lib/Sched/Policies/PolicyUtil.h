@@ -82,6 +82,7 @@ std::unique_ptr<Policy> createGavelThroughput();
 std::unique_ptr<Policy> createHadar(const PolicyOptions &opts);
 std::unique_ptr<Policy> createCrius();
 std::unique_ptr<Policy> createRubick(const PolicyOptions &opts);
+std::unique_ptr<Policy> createWeft();
 
 } // namespace sched
 } // namespace weft
