@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "BaselineReport.h"
+#include "CellsOutput.h"
 #include "PipelineDriver.h"
 #include "PlanOutput.h"
 #include "RandomPlanOutput.h"
@@ -80,6 +81,7 @@ struct Options {
                      cl::cat(category)};
   ImportFlags import{category};
   SynthFlags synth{category};
+  CellFlags cells{category};
 };
 
 /// What weftc knows about a model on a cluster.
@@ -209,6 +211,18 @@ int run(Options &opts) {
     if (!loaded)
       return reportError("weftc", loaded.takeError());
     db = std::move(*loaded);
+  }
+
+  if (opts.cells.cells) {
+    if (!spec)
+      return reportError("weftc", badInput("--cells needs --cluster"));
+    EvalOptions eval;
+    eval.dtype = *dtype;
+    eval.profile = db ? &*db : nullptr;
+    if (auto err = printCells(opts.cells, opts.model, opts.import.globalBatch,
+                              *spec, eval, opts.json, llvm::outs()))
+      return reportError("weftc", std::move(err));
+    return ExitSuccess;
   }
 
   auto io = opts.import.resolve(spec ? spec->numDevices() : 1);
