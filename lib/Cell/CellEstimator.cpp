@@ -6,6 +6,7 @@
 #include "weft/Eval/PlanRatios.h"
 #include "weft/Support/Error.h"
 #include "weft/Support/Units.h"
+#include "weft/Synth/PipelineSynth.h"
 #include "weft/Synth/Search.h"
 #include "weft/Synth/Synthesize.h"
 #include "llvm/Support/FormatVariadic.h"
@@ -173,6 +174,56 @@ std::vector<double> CellEstimator::speedRatios(const ClusterSpec &sub,
   for (double &r : ratios)
     r /= total;
   return ratios;
+}
+
+llvm::Expected<CellEstimate> CellEstimator::pipelined(const Cell &cell,
+                                                      const ClusterSpec &sub) {
+  auto start = std::chrono::steady_clock::now();
+  CellEstimate out;
+  out.cell = cell;
+  out.source = EstimateSource::Full;
+  PipelineOptions pipeline;
+  pipeline.stages = cell.stages;
+  SynthOptions synth;
+  synth.eval = options.eval;
+  auto graphAt = [&](int64_t m) { return model.importAt(m); };
+  auto result =
+      synthesizePipeline(graphAt, model.globalBatch(), sub, pipeline, synth);
+  ++counters.pipelineSyntheses;
+  counters.fullSeconds += secondsSince(start);
+  out.wallSeconds = secondsSince(start);
+  if (!result) {
+    // No plan fits memory (exit 2) or S does not fit the Cell (more stages
+    // than nodes or cut points, exit 1): an infeasible Cell, with why.
+    llvm::Error err = result.takeError();
+    std::string message;
+    if (isMemoryShortfall(err, nullptr, &message)) {
+      out.reason = message;
+      return out;
+    }
+    llvm::Error other = llvm::handleErrors(
+        std::move(err), [&](std::unique_ptr<WeftError> e) -> llvm::Error {
+          if (e->getCode() != ExitBadInput && e->getCode() != ExitInfeasible)
+            return llvm::Error(std::move(e));
+          out.reason = e->getMessage();
+          return llvm::Error::success();
+        });
+    if (other)
+      return std::move(other);
+    return out;
+  }
+  if (!result->estimate.fits) {
+    out.reason = "the pipelined plan does not fit memory";
+    return out;
+  }
+  out.iterationSeconds = result->estimate.stepSeconds;
+  out.microBatches = unsigned(result->microBatches);
+  for (const DeviceMemoryEstimate &d : result->estimate.memory) {
+    double &peak = out.peakMemoryBytes[d.type];
+    peak = std::max(peak, d.peakBytes());
+  }
+  finish(out, model.globalBatch());
+  return out;
 }
 
 llvm::Expected<CellEstimate>
@@ -367,12 +418,8 @@ llvm::Expected<CellEstimate> CellEstimator::compute(const Cell &cell) {
     return sub.takeError();
   if (cell.stages == 0)
     return badInput("a Cell has at least one stage");
-  if (cell.stages > 1) {
-    CellEstimate out;
-    out.cell = cell;
-    out.reason = "pipeline stages (S > 1) are not available in this build";
-    return out;
-  }
+  if (cell.stages > 1)
+    return pipelined(cell, *sub);
   return options.fast ? fast(cell, *sub) : full(cell, *sub);
 }
 

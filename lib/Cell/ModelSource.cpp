@@ -166,3 +166,17 @@ llvm::Expected<mlir::ModuleOp> ModelGraphs::graph(unsigned m) {
   graphs[m] = std::move(*module);
   return result;
 }
+
+llvm::Expected<mlir::OwningOpRef<mlir::ModuleOp>>
+ModelGraphs::importAt(int64_t m) {
+  if (m <= 0 || batch % m != 0)
+    return badInput("{0} micro-batches do not divide the batch of {1}", m,
+                    batch);
+  if (m > 1 && !symbolic)
+    return badInput("the model's batch is fixed: {0} micro-batches need a "
+                    "symbolic batch dim",
+                    m);
+  ImportOptions io;
+  io.batch = batch / m;
+  return importOnnxFile(context, path, io);
+}

@@ -113,16 +113,18 @@ llvm::Error weft::printCells(const CellFlags &flags, llvm::StringRef model,
     llvm::json::Object perType;
     for (const auto &[type, e] : bestOfType)
       perType[type] = cellJSON(*e);
-    llvm::json::Object root{{"model", model.str()},
-                            {"cluster", spec.name},
-                            {"global_batch", globalBatch},
-                            {"mode", flags.full ? "full" : "fast"},
-                            {"calibration", estimator.calibration()},
-                            {"cells", std::move(rows)},
-                            {"best_per_type", std::move(perType)},
-                            {"full_syntheses", int64_t(stats.fullSyntheses)},
-                            {"fast_estimates", int64_t(stats.fastEstimates)},
-                            {"pruned", int64_t(stats.pruned)}};
+    llvm::json::Object root{
+        {"model", model.str()},
+        {"cluster", spec.name},
+        {"global_batch", globalBatch},
+        {"mode", flags.full ? "full" : "fast"},
+        {"calibration", estimator.calibration()},
+        {"cells", std::move(rows)},
+        {"best_per_type", std::move(perType)},
+        {"full_syntheses", int64_t(stats.fullSyntheses)},
+        {"fast_estimates", int64_t(stats.fastEstimates)},
+        {"pipeline_syntheses", int64_t(stats.pipelineSyntheses)},
+        {"pruned", int64_t(stats.pruned)}};
     if (best)
       root["best"] = cellJSON(*best);
     os << llvm::formatv("{0:2}", llvm::json::Value(std::move(root))) << "\n";
@@ -130,10 +132,10 @@ llvm::Error weft::printCells(const CellFlags &flags, llvm::StringRef model,
   }
   os << llvm::formatv("Cells of {0} on {1}: global batch {2}; {3} Cells, "
                       "{4} synthesised in full, {5} in the fast mode, {6} "
-                      "pruned; every time an estimate\n",
+                      "pipelined, {7} pruned; every time an estimate\n",
                       llvm::sys::path::filename(model), spec.name, globalBatch,
                       cells.size(), stats.fullSyntheses, stats.fastEstimates,
-                      stats.pruned);
+                      stats.pipelineSyntheses, stats.pruned);
   os << llvm::formatv("{0,-24} {1,5} {2,6} {3,6} {4,11} {5,10}  {6,-28} {7}\n",
                       "cell", "GPUs", "stages", "micro", "iteration",
                       "samples/s", "peak memory per device", "feasible");

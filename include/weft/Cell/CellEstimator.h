@@ -63,6 +63,8 @@ struct CellOptions {
 /// Counters of an estimator's work.
 struct CellStats {
   unsigned fullSyntheses = 0, fastEstimates = 0, memoHits = 0, pruned = 0;
+  /// Cells of S > 1 stages synthesised (always in full).
+  unsigned pipelineSyntheses = 0;
   /// Candidate plans replayed from the memo, and how often the best
   /// candidate of a fast estimate was a replayed one.
   unsigned replays = 0, replayWins = 0;
@@ -107,6 +109,9 @@ private:
   struct Memo;
   llvm::Expected<CellEstimate> compute(const Cell &cell);
   llvm::Expected<CellEstimate> full(const Cell &cell, const ClusterSpec &sub);
+  /// S > 1: pipeline synthesis (weft/Synth/PipelineSynth.h) in full.
+  llvm::Expected<CellEstimate> pipelined(const Cell &cell,
+                                         const ClusterSpec &sub);
   llvm::Expected<CellEstimate> fast(const Cell &cell, const ClusterSpec &sub);
   /// Per class of `sub`, the share of a split dimension each device takes:
   /// in proportion to the device type's speed on this model (1 / its

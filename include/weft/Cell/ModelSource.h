@@ -55,6 +55,10 @@ public:
   /// fails.
   llvm::Expected<mlir::ModuleOp> graph(unsigned m);
 
+  /// A fresh import of one micro-batch's graph for `m` micro-batches (the
+  /// model at batch / m; no attributes added), for pipeline synthesis.
+  llvm::Expected<mlir::OwningOpRef<mlir::ModuleOp>> importAt(int64_t m);
+
   int64_t globalBatch() const { return batch; }
   /// The model can be imported at another batch (symbolic batch dim).
   bool batchSymbolic() const { return symbolic; }

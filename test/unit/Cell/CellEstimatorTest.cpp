@@ -150,3 +150,19 @@ TEST_F(CellEstimatorTest, Pruning) {
                 estimator.stats().fastEstimates,
             cells.size());
 }
+
+// Two stages on two nodes of V100: a pipelined plan (synthesizePipeline)
+// with its micro-batches; one node cannot hold two stages' groups.
+TEST_F(CellEstimatorTest, PipelineStages) {
+  CellEstimator estimator(*model, *spec, {});
+  auto two = estimator.estimate({{{"V100", 4}}, 2});
+  ASSERT_TRUE(bool(two)) << llvm::toString(two.takeError());
+  EXPECT_TRUE(two->feasible) << two->reason;
+  EXPECT_GT(two->microBatches, 1u);
+  EXPECT_GT(two->iterationSeconds, 0);
+  EXPECT_EQ(estimator.stats().pipelineSyntheses, 1u);
+  auto again = estimator.estimate({{{"V100", 4}}, 2});
+  ASSERT_TRUE(bool(again));
+  EXPECT_TRUE(again->memoised);
+  EXPECT_EQ(estimator.stats().pipelineSyntheses, 1u);
+}
