@@ -199,10 +199,12 @@ class ParamView:
 def parse_args(argv, plan, extra=None):
     """The program's flags; `extra(parser)` may add more (pipeline.py)."""
     here = os.path.dirname(os.path.abspath(sys.modules["__main__"].__file__))
+    # Who reports the loss: rank 0, or a pipeline's last stage's first rank.
+    who = getattr(plan, "reporter", "rank 0")
     ap = argparse.ArgumentParser(
         description="Trains with a Weft plan on %d devices: run every rank under torchrun "
-                    "(../launch/). Rank 0 prints 'loss <step> <value>' after every step."
-                    % plan.mesh.num_devices)
+                    "(../launch/). %s prints 'loss <step> <value>' after every step."
+                    % (plan.mesh.num_devices, who[0].upper() + who[1:]))
     ap.add_argument("--steps", type=int, default=1, help="training steps (default 1)")
     ap.add_argument("--data", metavar="DIR",
                     help="batches: DIR/<step>/<input>.npy, else DIR/<input>.npy every step; "
@@ -222,12 +224,12 @@ def parse_args(argv, plan, extra=None):
                     help="initial parameters as DIR/<name>.npy (default: weights/ beside the "
                          "program when it exists; others seeded)")
     ap.add_argument("--log", metavar="FILE",
-                    help="also write step,loss,seconds as CSV (rank 0; seconds: the step's "
+                    help="also write step,loss,seconds as CSV (" + who + "; seconds: the step's "
                          "wall time without loading data)")
     ap.add_argument("--save", metavar="DIR",
                     help="write the whole parameters after the last step as DIR/<name>.npy")
     ap.add_argument("--profile", metavar="FILE",
-                    help="a torch.profiler trace of the steps in Chrome format (rank 0)")
+                    help="a torch.profiler trace of the steps in Chrome format (%s)" % who)
     ap.add_argument("--timeout", type=float, default=None,
                     help="seconds any wait may take (default $WEFT_RUNTIME_TIMEOUT_S or 300)")
     if extra:

@@ -78,6 +78,7 @@ class Pipeline:
             raise WeftRuntimeError("a pipeline needs a stage and a micro-batch")
         self.mesh, self.stages, self.micro_batches = mesh, list(stages), micro_batches
         self.schedule, self.fingerprint = schedule, fingerprint
+        self.reporter = "the last stage's first rank"  # of the loss (driver's --help)
         per = mesh.devices_per_node
         seen = set()
         for st in self.stages:
