@@ -27,7 +27,10 @@ Run it through bench/hetero_run.sh, which removes the cgroups on exit.
    the measured send_recv latency and bandwidth.
 3. Compiles the MLP of bench/real_run_models.py at a larger batch with the
    classes' DB (weftc --profile --baselines), measures the ops the programs
-   call, compiles again.
+   call and, with every rank in its group, the collectives as the programs
+   call them (tools/weft-profile/profile_insitu.py: a throttled rank's
+   stalls are in these samples, keyed by the group's classes joined with
+   '+'), compiles again.
 4. Runs Weft's plan, DP-EV and DP-CP (OMP_NUM_THREADS=1, float32, Adam),
    alternating over rounds, and prints the median step times, the measured
    speed-ups of Weft's plan and the predicted ones; the last line is
@@ -40,6 +43,7 @@ Exits 0 with one line `skipped: ...` when the cgroups cannot be written.
 import argparse
 import json
 import os
+import shutil
 import signal
 import socket
 import statistics
@@ -53,6 +57,7 @@ PROFILE_DIR = os.path.join(ROOT, "tools", "weft-profile")
 sys.path.insert(0, HERE)
 sys.path.insert(0, PROFILE_DIR)
 import profile_cluster  # noqa: E402
+import profile_insitu  # noqa: E402
 from cgroups import Cgroups, Skip  # noqa: E402
 
 PLANS = ("synthesised", "DP-EV", "DP-CP")
@@ -108,6 +113,7 @@ class Hetero:
         self.classes = [("q%d-c%d-r%d" % (p, c, r), cores[c % len(cores)], p)
                         for r, (c, p) in enumerate(shares)]
         self.cgroups = None
+        self.in_situ = []
         self.procs_of = {}
         self.children = []
 
@@ -195,18 +201,25 @@ class Hetero:
         self.run(self.wrap(("reference", self.classes[0][1], 100), [
             self.python, self.profiler, "-o", db, "--merge", db, "--no-kernels",
             "--no-collectives", "--device", "full", "--programs"] + dirs + self.quick()[1:]))
+        # The collectives as the programs call them, each rank in its group:
+        # a throttled rank's stalls are in the samples (keyed by the group's
+        # classes joined with '+').
+        ns = argparse.Namespace(python=self.python, verbose=False)
+        self.in_situ = profile_insitu.combine(self.in_situ, profile_insitu.profile(
+            dirs, ns, log, steps=4 if self.args.no_cgroups else 10,
+            wrap=lambda r, argv: self.wrap(self.classes[r], argv)))
         self.merge()
 
     def merge(self):
         """The DB of the classes: the full-speed samples of each kernel and op
         under each class's name, times over its speed factor; the link's
-        collectives as measured."""
+        collectives as measured, and the in-situ ones of the programs."""
         with open(self.db_of("full")) as f:
             full = json.load(f)
         with open(self.db_of("link")) as f:
             link = json.load(f)
         merged = dict(full, kernels=[], ops=[], op_overhead_seconds={},
-                      collectives=link["collectives"])
+                      collectives=link["collectives"] + self.in_situ)
         for name, _, _ in self.classes:
             k = 1 / self.factor[name]
             for key in ("kernels", "ops"):
@@ -339,6 +352,10 @@ class Hetero:
 
     def main(self):
         os.makedirs(self.work, exist_ok=True)
+        # A copy: a build that relinks weftc meanwhile cannot break the run.
+        copy = os.path.join(self.work, "weftc")
+        shutil.copy2(shutil.which(self.weftc) or self.weftc, copy)
+        self.weftc = copy
         self.db = os.path.join(self.work, "profile.json")
         self.spec = os.path.join(self.work, "cluster.yaml")
         self.onnx = os.path.join(self.work, "mlp.onnx")

@@ -9,12 +9,15 @@ program runs on its ranks (rank r pinned to core r mod cores, one torch thread) 
 WEFT_COLLECTIVE_TIMES set (weft_runtime/timing.py): every Comm call is
 timed. The calls of the first `warmup` steps are dropped; the k-th call of
 a (collective, group, bytes) on each rank is matched with the k-th on the
-others and their times averaged: a member that arrives first waits for
-the last, and with ranks of one speed that wait is the jitter between
-them, which a step pays at every collective and the evaluator's per-device
-times do not hold (on the 2-core VM, averaging instead of keeping the last
-member's time took real_run's median |error| from 23 % to 14 %; a plan
-that is unbalanced on purpose gets half its imbalance counted twice).
+others. Ranks of one type: their times are averaged (a member that
+arrives first waits for the last, and between ranks of one speed that wait
+is the jitter between them, which a step pays at every collective and the
+evaluator's per-device times do not hold; on the 2-core VM, averaging
+instead of keeping the last member's time took real_run's median |error|
+from 23 % to 14 %). Ranks of several types: the smallest time, the last
+member's (their waits are mostly the plan's imbalance between the classes,
+which the evaluator prices from per-device times; averaging counted half
+of it twice and priced DP-CP 30 % high in bench/hetero_run.sh).
 Per group device name (the members' type, or for a group of several types
 their names sorted and joined with '+', as weft::groupTypeName keys them),
 collective and group size, a line t = a + b * bytes is fitted to all
@@ -87,8 +90,11 @@ def run_program(plan_dir, python, steps, work, timeout=600, wrap=None):
     return out
 
 
-def samples_of_run(per_rank, steps, warmup):
-    """{(kind, group ranks, bytes): [seconds of each matched call]} of one run."""
+def samples_of_run(per_rank, steps, warmup, types=None):
+    """{(kind, group ranks, bytes): [seconds of each matched call]} of one
+    run: the k-th calls of a key averaged over the ranks when the group's
+    ranks are of one type (or `types` is None), the smallest of them when
+    they are of several."""
     matched = {}
     for calls in per_rank:
         per_step = len(calls) // steps if steps else 0
@@ -100,7 +106,9 @@ def samples_of_run(per_rank, steps, warmup):
     out = {}
     for key, runs in matched.items():
         n = min(len(r) for r in runs)
-        out[key] = [sum(r[i] for r in runs) / len(runs) for i in range(n)]
+        mixed = types is not None and len({types[r] for r in key[1]}) > 1
+        pick = min if mixed else (lambda xs: sum(xs) / len(xs))
+        out[key] = [pick([r[i] for r in runs]) for i in range(n)]
     return out
 
 
@@ -145,7 +153,7 @@ def profile(plan_dirs, args, log, steps=6, warmup=2, wrap=None):
         except (RuntimeError, OSError, subprocess.TimeoutExpired) as e:
             log("in situ: skipped %s: %s" % (d, e))
             continue
-        found = samples_of_run(per_rank, steps, warmup)
+        found = samples_of_run(per_rank, steps, warmup, types)
         log("in situ: %d collective sizes of %s" % (len(found), d))
         for (kind, ranks, nbytes), ts in found.items():
             if nbytes > 0:

@@ -22,6 +22,10 @@ m = P.samples_of_run([rank0, rank1], steps=3, warmup=1)
 assert m == {("all_reduce", (0, 1), 100): [1.5, 2.25],
              ("all_gather", (0, 1), 8): [4.5, 4.0]}, m
 print("matched: mean over ranks per call, warm-up dropped")
+m = P.samples_of_run([rank0, rank1], steps=3, warmup=1, types={0: "V100", 1: "P100"})
+assert m == {("all_reduce", (0, 1), 100): [1.0, 1.5],
+             ("all_gather", (0, 1), 8): [4.0, 2.0]}, m
+print("matched: ranks of several types keep the last arrival's time")
 
 assert P.group_name({0: "V100", 1: "P100"}, (1, 0)) == "P100+V100"
 assert P.group_name({0: "V100", 1: "V100"}, (0, 1)) == "V100"
