@@ -64,7 +64,13 @@ public:
 private:
   void admitArrivals();
   void applyFailures();
-  void preparePolicyInput(std::vector<ActiveJob> &active);
+  void preparePolicyInput();
+  void markStale(unsigned id) {
+    if (!stale[id]) {
+      stale[id] = 1;
+      ++numStale;
+    }
+  }
   llvm::Error placePlan(const std::vector<Assignment> &plan);
   void runRound(double roundEnd);
   std::vector<unsigned> capacity() const;
@@ -83,17 +89,30 @@ private:
   unsigned nextFailure = 0;
   std::vector<NodeFailure> failures;
   std::vector<unsigned> activeIds;
+  /// The policies' views of the active jobs, parallel to activeIds. Only
+  /// the views of jobs whose state changed (stale: they ran, were
+  /// preempted or arrived) are refreshed each round.
+  std::vector<ActiveJob> active;
+  std::vector<char> stale;
+  unsigned numStale = 0;
+  /// Jobs holding GPUs this round, ascending (a subset of activeIds): the
+  /// per-round work follows them, not the waiting queue.
+  std::vector<unsigned> runningIds;
   std::vector<bool> everRan;
   /// Restart seconds still to pay before the job progresses.
   std::vector<double> restartDebtS;
   std::vector<double> samplesPerStepOf;
   std::vector<char> planned, kept;
   std::vector<double> attainedS, slowdown;
-  std::vector<unsigned> roundsActive;
+  /// result.rounds when the job was admitted: its rounds in the cluster are
+  /// result.rounds - admitRound (no per-round counter for waiting jobs).
+  std::vector<unsigned> admitRound;
   std::vector<std::vector<unsigned>> roundsOnType;
   std::vector<double> nodeFailedAt;
   bool changed = true;
   unsigned finished = 0;
+  /// Measured jobs neither finished nor rejected yet.
+  unsigned measuredLeft = 0;
 };
 
 std::vector<unsigned> Simulation::capacity() const {
@@ -104,13 +123,7 @@ std::vector<unsigned> Simulation::capacity() const {
   return cap;
 }
 
-bool Simulation::measuredDone() const {
-  for (unsigned id = workload.measureBegin;
-       id < std::min<size_t>(workload.measureEnd, jobs.size()); ++id)
-    if (!state.jobs[id].done && !state.jobs[id].rejected)
-      return false;
-  return true;
-}
+bool Simulation::measuredDone() const { return measuredLeft == 0; }
 
 void Simulation::admitArrivals() {
   std::vector<unsigned> cap;
@@ -132,6 +145,7 @@ void Simulation::admitArrivals() {
                                      rates.rate(id, t, job.scale, false) > 0);
     if (!fits) {
       js.rejected = true;
+      measuredLeft -= workload.measured(id);
       record.status = JobStatus::Rejected;
       record.rejectReason = llvm::formatv("needs {0} GPUs of one type; no "
                                           "allowed type of the cluster has "
@@ -163,6 +177,7 @@ void Simulation::admitArrivals() {
                          policy.elastic() ? 0 : job.scale);
       if (finish > *job.deadlineS) {
         js.rejected = true;
+        measuredLeft -= workload.measured(id);
         record.status = JobStatus::Rejected;
         record.rejectReason =
             std::isinf(finish)
@@ -181,7 +196,11 @@ void Simulation::admitArrivals() {
       }
     }
     js.admitted = true;
+    admitRound[id] = result.rounds;
     activeIds.push_back(id);
+    active.emplace_back();
+    active.back().id = id;
+    markStale(id);
   }
 }
 
@@ -198,17 +217,19 @@ void Simulation::applyFailures() {
   }
 }
 
-void Simulation::preparePolicyInput(std::vector<ActiveJob> &active) {
-  // Filled in place: the views' vectors keep their capacity from round to
-  // round, so a round allocates nothing per waiting job.
-  active.resize(activeIds.size());
-  for (unsigned i = 0; i < activeIds.size(); ++i) {
-    unsigned id = activeIds[i];
-    ActiveJob &view = active[i];
-    view.id = id;
+void Simulation::preparePolicyInput() {
+  // Views keep their vectors' capacity from round to round, so a round
+  // allocates nothing per waiting job; a waiting job's view changes only in
+  // its rounds in the cluster.
+  for (ActiveJob &view : active) {
+    unsigned id = view.id;
+    view.roundsActive = result.rounds - admitRound[id];
+    if (numStale == 0 || !stale[id])
+      continue;
+    stale[id] = 0;
+    --numStale;
     view.remainingSteps = jobs[id].totalSteps - state.jobs[id].steps;
     view.attainedS = attainedS[id];
-    view.roundsActive = roundsActive[id];
     view.roundsOnType.assign(roundsOnType[id].begin(), roundsOnType[id].end());
     view.current.assign(state.jobs[id].parts.begin(),
                         state.jobs[id].parts.end());
@@ -220,6 +241,7 @@ llvm::Error Simulation::placePlan(const std::vector<Assignment> &plan) {
   // planned[] and kept[] are members sized to the workload once; only the
   // planned jobs' entries are set, and they are cleared on the way out.
   std::vector<const Assignment *> fresh;
+  std::vector<unsigned> keptIds;
   auto clearMarks = llvm::make_scope_exit([&] {
     for (const Assignment &a : plan)
       if (a.job < jobs.size())
@@ -236,22 +258,43 @@ llvm::Error Simulation::placePlan(const std::vector<Assignment> &plan) {
     if (planned[a.job]++)
       return makeError(ExitInternal, "policy {0} assigned job {1} twice",
                        policy.name(), a.job);
-    for (const Part &part : a.parts)
+    std::vector<std::pair<unsigned, unsigned>> cell;
+    for (const Part &part : a.parts) {
       if (part.type >= cluster.types.size() || part.count == 0)
         return makeError(ExitInternal, "policy {0} gave job {1} a bad part",
                          policy.name(), a.job);
+      cell.emplace_back(part.type, part.count);
+      // Never a Cell the oracle marks infeasible (out of memory, a count it
+      // does not know, a type the job may not use). A mixed Cell is one
+      // plan over all its parts: the oracle prices it whole.
+      if (!a.mixed && rates.rate(a.job, part.type, part.count, true) <= 0 &&
+          rates.rate(a.job, part.type, part.count, false) <= 0)
+        return makeError(ExitInternal,
+                         "policy {0} gave job {1} {2} {3} GPUs, where it "
+                         "cannot run",
+                         policy.name(), a.job, part.count,
+                         cluster.types[part.type].name);
+    }
+    if (a.mixed && rates.mixedRate(a.job, cell) <= 0)
+      return makeError(ExitInternal,
+                       "policy {0} gave job {1} a mixed Cell where it cannot "
+                       "run",
+                       policy.name(), a.job);
     JobState &js = state.jobs[a.job];
     if (!a.parts.empty() && a.parts == js.parts && pool.take(js.placement)) {
       kept[a.job] = true;
+      keptIds.push_back(a.job);
       continue;
     }
     fresh.push_back(&a);
   }
   // Jobs that ran and do not keep their GPUs are preempted: they checkpoint.
-  for (unsigned id : activeIds) {
+  // (Waiting jobs hold nothing: no placement, parts, rate or restart debt.)
+  for (unsigned id : runningIds) {
     JobState &js = state.jobs[id];
     if (kept[id])
       continue;
+    markStale(id);
     if (restartDebtS[id] > 0 && !js.placement.empty())
       ++result.jobs[id].stalledRestarts;
     restartDebtS[id] = 0;
@@ -263,6 +306,7 @@ llvm::Error Simulation::placePlan(const std::vector<Assignment> &plan) {
     js.parts.clear();
     js.rate = 0;
   }
+  runningIds = std::move(keptIds);
   for (const Assignment *a : fresh) {
     std::vector<NodeShare> taken;
     double rate = 0;
@@ -293,6 +337,7 @@ llvm::Error Simulation::placePlan(const std::vector<Assignment> &plan) {
     js.placement = std::move(taken);
     js.parts = a->parts;
     js.rate = rate;
+    runningIds.push_back(a->job);
     if (everRan[a->job]) {
       ++result.jobs[a->job].restarts;
       unsigned gpus = 0;
@@ -304,6 +349,7 @@ llvm::Error Simulation::placePlan(const std::vector<Assignment> &plan) {
               .seconds(gpus);
     }
   }
+  llvm::sort(runningIds);
   return llvm::Error::success();
 }
 
@@ -311,10 +357,7 @@ void Simulation::runRound(double roundEnd) {
   double start = state.nowS;
   double roundS = roundEnd - start;
   // Network slowdowns.
-  std::vector<unsigned> running;
-  for (unsigned id : activeIds)
-    if (!state.jobs[id].placement.empty())
-      running.push_back(id);
+  const std::vector<unsigned> &running = runningIds;
   for (unsigned id : running)
     slowdown[id] = 1.0;
   if (options.network) {
@@ -346,9 +389,9 @@ void Simulation::runRound(double roundEnd) {
       failAt[failures[f].node] =
           std::min(failAt[failures[f].node], failures[f].timeS);
   double usefulInRound = 0, samplesInRound = 0;
-  for (unsigned id : activeIds)
-    ++roundsActive[id];
+  unsigned finishedInRound = 0;
   for (unsigned id : running) {
+    markStale(id);
     JobState &js = state.jobs[id];
     JobRecord &record = result.jobs[id];
     const Job &job = jobs[id];
@@ -386,6 +429,8 @@ void Simulation::runRound(double roundEnd) {
       js.placement.clear();
       js.parts.clear();
       ++finished;
+      ++finishedInRound;
+      measuredLeft -= workload.measured(id);
       changed = true;
       continue;
     }
@@ -423,8 +468,22 @@ void Simulation::runRound(double roundEnd) {
       healthy += cluster.nodes[n].numGpus;
   if (healthy > 0 && roundS > 0)
     result.utilization.push_back({start, usefulInRound / (healthy * roundS)});
-  // Drop finished jobs from the active list.
-  llvm::erase_if(activeIds, [&](unsigned id) { return state.jobs[id].done; });
+  // Drop finished jobs, and those a failure stopped, from the lists.
+  auto holdsNothing = [&](unsigned id) {
+    return state.jobs[id].placement.empty();
+  };
+  llvm::erase_if(runningIds, holdsNothing);
+  if (finishedInRound) {
+    auto done = [&](unsigned id) { return state.jobs[id].done; };
+    llvm::erase_if(activeIds, done);
+    llvm::erase_if(active, [&](const ActiveJob &view) {
+      if (!done(view.id))
+        return false;
+      numStale -= stale[view.id];
+      stale[view.id] = 0;
+      return true;
+    });
+  }
 }
 
 llvm::Expected<SimResult> Simulation::run() {
@@ -449,7 +508,11 @@ llvm::Expected<SimResult> Simulation::run() {
     samplesPerStepOf[i] = samplesPerStep(jobs[i].type);
   attainedS.assign(n, 0);
   slowdown.assign(n, 1.0);
-  roundsActive.assign(n, 0);
+  admitRound.assign(n, 0);
+  stale.assign(n, 0);
+  measuredLeft = 0;
+  for (unsigned i = 0; i < n; ++i)
+    measuredLeft += workload.measured(i);
   roundsOnType.assign(n, std::vector<unsigned>(cluster.types.size(), 0));
   failures = options.failures;
   llvm::sort(failures, [](const NodeFailure &a, const NodeFailure &b) {
@@ -464,7 +527,6 @@ llvm::Expected<SimResult> Simulation::run() {
     return result;
   double firstArrival = jobs.front().arrivalS;
   state.nowS = firstArrival;
-  std::vector<ActiveJob> active;
   bool ranLast = true;
   while (state.nowS < options.maxTimeS) {
     applyFailures();
@@ -479,7 +541,7 @@ llvm::Expected<SimResult> Simulation::run() {
     if (!ranLast && !changed && nextArrival >= n &&
         nextFailure >= failures.size())
       break;
-    preparePolicyInput(active);
+    preparePolicyInput();
     std::vector<unsigned> cap = capacity();
     PolicyInput in;
     in.nowS = state.nowS;
@@ -498,16 +560,17 @@ llvm::Expected<SimResult> Simulation::run() {
       return std::move(err);
     std::fill(state.nodeUsed.begin(), state.nodeUsed.end(), 0);
     ranLast = false;
-    for (unsigned id : activeIds)
+    for (unsigned id : runningIds)
       for (const auto &[node, gpus] : state.jobs[id].placement) {
         state.nodeUsed[node] += gpus;
         ranLast = true;
       }
-    if (check)
+    if (check) {
       if (llvm::Error err = checkInvariants(state, cluster, jobs))
         return std::move(err);
-    for (unsigned id : activeIds)
-      state.lastCkpt[id] = state.jobs[id].ckptSteps;
+      for (unsigned id : activeIds)
+        state.lastCkpt[id] = state.jobs[id].ckptSteps;
+    }
     double roundEnd = state.nowS + options.roundS;
     runRound(roundEnd);
     ++result.rounds;

@@ -104,6 +104,8 @@ public:
   /// Jobs of one class (type, scale, allowed GPU types) have identical
   /// rates everywhere.
   unsigned classId(unsigned job) const { return classOf[job]; }
+  /// Number of job classes (classId() < numClasses()).
+  unsigned numClasses() const { return classes.size(); }
   const SchedCluster &getCluster() const { return cluster; }
 
 private:

@@ -17,8 +17,7 @@ public:
   llvm::StringRef name() const override { return "gavel-maxmin"; }
 
 protected:
-  llvm::Expected<std::vector<std::vector<double>>>
-  solve(const PolicyInput &in) override {
+  llvm::Expected<GroupFractions> solve(const PolicyInput &in) override {
     return solveMaxMinFractions(in, /*agnostic=*/false, seconds);
   }
 };

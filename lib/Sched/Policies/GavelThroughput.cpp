@@ -17,21 +17,38 @@ using namespace weft;
 using namespace weft::sched;
 
 namespace {
+/// Every job is guaranteed this fraction of the max-min optimum
+/// (docs/Scheduler.md, "gavel-throughput").
+constexpr double kFairnessFloor = 0.75;
+
 class GavelThroughput : public LPPolicy {
 public:
+  explicit GavelThroughput(double floor) : floor(floor) {}
   llvm::StringRef name() const override { return "gavel-throughput"; }
 
 protected:
-  llvm::Expected<std::vector<std::vector<double>>>
-  solve(const PolicyInput &in) override {
+  llvm::Expected<GroupFractions> solve(const PolicyInput &in) override {
     auto start = std::chrono::steady_clock::now();
     unsigned numTypes = in.capacity.size();
+    // The fairness floor: first the max-min optimum z* (the smallest
+    // normalised effective throughput any job can be guaranteed).
+    double minShare = 0;
+    if (floor > 0) {
+      double maxMinSeconds = 0;
+      auto maxMin = solveMaxMinFractions(in, /*agnostic=*/false, maxMinSeconds,
+                                         &minShare);
+      if (!maxMin)
+        return maxMin.takeError();
+    }
     LinearProgram lp;
-    JobGroups groups = groupIdenticalJobs(in);
+    GroupFractions result;
+    result.groups = groupIdenticalJobs(in);
+    const JobGroups &groups = result.groups;
     unsigned numGroups = groups.representative.size();
     std::vector<std::vector<int>> column(numGroups,
                                          std::vector<int>(numTypes, -1));
     std::vector<std::vector<std::pair<unsigned, double>>> typeRows(numTypes);
+    std::vector<double> rate;
     for (unsigned g = 0; g < numGroups; ++g) {
       unsigned id = in.active[groups.representative[g]].id;
       const Job &job = in.jobs[id];
@@ -50,31 +67,46 @@ protected:
         once.push_back({x, 1});
         typeRows[t].push_back({x, double(job.scale) * groups.size[g]});
       }
-      if (!once.empty())
-        lp.addRow(once, -LinearProgram::kInf, 1);
+      if (once.empty())
+        continue;
+      lp.addRow(once, -LinearProgram::kInf, 1);
+      // Each job's normalised effective throughput at least floor x z*,
+      // as in the max-min LP.
+      double norm = fairShareRates(in, id, /*agnostic=*/false, rate);
+      if (floor > 0 && minShare > 0 && norm > 0) {
+        std::vector<std::pair<unsigned, double>> fair;
+        for (unsigned t = 0; t < numTypes; ++t)
+          if (column[g][t] >= 0)
+            fair.push_back(
+                {unsigned(column[g][t]), rate[t] / (job.weight * norm)});
+        lp.addRow(fair, floor * minShare, LinearProgram::kInf);
+      }
     }
     for (unsigned t = 0; t < numTypes; ++t)
       if (!typeRows[t].empty())
         lp.addRow(typeRows[t], -LinearProgram::kInf, in.capacity[t]);
-    std::vector<std::vector<double>> fractions(
-        in.active.size(), std::vector<double>(numTypes, 0));
+    result.x.assign(numGroups, std::vector<double>(numTypes, 0));
     if (lp.numColumns() > 0) {
       auto values = lp.optimum(LinearProgram::Sense::Maximize);
       if (!values)
         return values.takeError();
-      for (unsigned i = 0; i < in.active.size(); ++i)
+      for (unsigned g = 0; g < numGroups; ++g)
         for (unsigned t = 0; t < numTypes; ++t)
-          if (int c = column[groups.groupOf[i]][t]; c >= 0)
-            fractions[i][t] = (*values)[c];
+          if (int c = column[g][t]; c >= 0)
+            result.x[g][t] = (*values)[c];
     }
     seconds +=
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
             .count();
-    return fractions;
+    return result;
   }
+
+private:
+  /// Fraction of the max-min optimum every job is guaranteed (0: none).
+  double floor;
 };
 } // namespace
 
 std::unique_ptr<Policy> sched::createGavelThroughput() {
-  return std::make_unique<GavelThroughput>();
+  return std::make_unique<GavelThroughput>(kFairnessFloor);
 }

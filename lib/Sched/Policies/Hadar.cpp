@@ -2,10 +2,11 @@
 //
 // Sultana et al., "Hadar: Heterogeneity-Aware Optimization-Based Online
 // Scheduling for Deep Learning Cluster" (IPDPS'24), and HadarE (forking).
-// Every round, jobs in least-attained-service order each take the GPU type
-// that maximises utility minus price. Utility per GPU of job j on type t is
-// its normalised rate u_jt = r_jt / r_j* in (0, 1]. The price of type t rises
-// exponentially with its utilisation y_t in [0, 1]:
+// Every round, jobs by smallest served fraction (an aging order, our
+// deviation from least attained service; docs/Scheduler.md) each take the
+// GPU type that maximises utility minus price. Utility per GPU of job j on type
+// t is its normalised rate u_jt = r_jt / r_j* in (0, 1]. The price of type t
+// rises exponentially with its utilisation y_t in [0, 1]:
 //   p_t(y) = (L / 2) (2 / L)^y,   L = min positive u_jt this round,
 // so an idle type is cheaper than any utility and a full one dearer than all.
 // A job takes a type only if u_jt > p_t. Left-over GPUs then go to jobs still
@@ -16,7 +17,7 @@
 
 #include "PolicyUtil.h"
 #include <cmath>
-#include <numeric>
+#include <tuple>
 
 using namespace weft;
 using namespace weft::sched;
@@ -31,39 +32,68 @@ public:
 
   llvm::Expected<std::vector<Assignment>> plan(const PolicyInput &in) override {
     unsigned numTypes = in.capacity.size();
-    std::vector<unsigned> order(in.active.size());
-    std::iota(order.begin(), order.end(), 0);
-    llvm::stable_sort(order, [&](unsigned a, unsigned b) {
-      if (in.active[a].attainedS != in.active[b].attainedS)
-        return in.active[a].attainedS < in.active[b].attainedS;
-      return in.active[a].id < in.active[b].id;
-    });
+    const RateModel &rates = *in.rates;
+    // Jobs of one class have the same utilities: bucket them by class.
+    unsigned numClasses = rates.numClasses();
+    byClass.resize(numClasses);
+    for (std::vector<unsigned> &bucket : byClass)
+      bucket.clear();
+    for (unsigned i = 0; i < in.active.size(); ++i)
+      byClass[rates.classId(in.active[i].id)].push_back(i);
+    utilities.assign(numClasses * numTypes, 0.0);
     double low = 1;
-    auto utility = [&](unsigned id, unsigned t) {
+    for (unsigned c = 0; c < numClasses; ++c) {
+      if (byClass[c].empty())
+        continue;
+      unsigned id = in.active[byClass[c].front()].id;
       unsigned scale = in.jobs[id].scale;
-      double best = in.rates->bestRate(id);
-      if (best <= 0 || scale > in.capacity[t])
-        return 0.0;
-      return bestPlacementRate(in, id, t, scale) / best;
-    };
-    for (const ActiveJob &job : in.active)
+      double best = rates.bestRate(id);
       for (unsigned t = 0; t < numTypes; ++t) {
-        double u = utility(job.id, t);
+        if (best <= 0 || scale > in.capacity[t])
+          continue;
+        double u = bestPlacementRate(in, id, t, scale) / best;
+        utilities[c * numTypes + t] = u;
         if (u > 0)
           low = std::min(low, u);
       }
+    }
     low = std::max(low, 0.01);
+    auto utility = [&](unsigned id, unsigned t) {
+      return utilities[rates.classId(id) * numTypes + t];
+    };
     std::vector<unsigned> free(in.capacity.begin(), in.capacity.end());
+    unsigned freeTotal = 0;
+    for (unsigned f : free)
+      freeTotal += f;
     auto price = [&](unsigned t) -> double {
       if (in.capacity[t] == 0)
         return INFINITY;
       double y = 1.0 - double(free[t]) / in.capacity[t];
       return low / 2 * std::pow(2 / low, y);
     };
-    std::vector<int> chosen(in.active.size(), -1);
-    std::vector<Assignment> plan;
-    for (unsigned pass = 0; pass < 2; ++pass)
-      for (unsigned i : order) {
+    // Smallest served fraction (run time in seconds of the job's fastest
+    // type / time in the cluster) first, then arrival. Least attained
+    // service (the order we had first) starved the longest jobs once the
+    // cluster was loaded: every arrival had less service than they
+    // (docs/Scheduler.md). Keys in one array: the heaps compare them often.
+    keys.resize(in.active.size());
+    for (unsigned i = 0; i < in.active.size(); ++i) {
+      const ActiveJob &job = in.active[i];
+      keys[i] = {servedFraction(in, job), in.jobs[job.id].arrivalS, i};
+    }
+    auto before = [&](unsigned a, unsigned b) { return keys[a] < keys[b]; };
+    chosen.assign(in.active.size(), -1);
+    std::vector<unsigned> taken;
+    // Pass 0: the type maximising utility - price, if positive; pass 1
+    // (work conservation): the type of highest utility with room. A job
+    // that gets nothing leaves its class's later jobs nothing too (free
+    // GPUs only fall and prices only rise within a pass): the class is
+    // dropped, so a pass ends when the cluster is full or every class is.
+    for (unsigned pass = 0; pass < 2; ++pass) {
+      buckets = byClass;
+      MergedOrder<decltype(before)> order(buckets, before);
+      unsigned i, c;
+      while (freeTotal > 0 && order.next(i, c)) {
         if (chosen[i] >= 0)
           continue;
         unsigned id = in.active[i].id;
@@ -80,18 +110,22 @@ public:
             best = t;
           }
         }
-        if (best < 0)
+        if (best < 0) {
+          order.drop();
           continue;
+        }
         chosen[i] = best;
         free[best] -= scale;
+        freeTotal -= scale;
+        taken.push_back(i);
       }
-    for (unsigned i : order) {
-      if (chosen[i] < 0)
-        continue;
+    }
+    llvm::sort(taken, before);
+    std::vector<Assignment> plan;
+    for (unsigned i : taken) {
       unsigned id = in.active[i].id;
       unsigned scale = in.jobs[id].scale;
-      Assignment a{id, {{unsigned(chosen[i]), scale}}};
-      plan.push_back(std::move(a));
+      plan.push_back({id, {{unsigned(chosen[i]), scale}}});
     }
     if (!fork)
       return plan;
@@ -111,6 +145,13 @@ public:
 
 private:
   bool fork;
+  /// Per round, kept to reuse their memory: utility per (job class,
+  /// type), active indices by class (and a copy consumed by each pass), the
+  /// type chosen per active index (-1: none).
+  std::vector<double> utilities;
+  std::vector<std::vector<unsigned>> byClass, buckets;
+  std::vector<int> chosen;
+  std::vector<std::tuple<double, double, unsigned>> keys;
 };
 } // namespace
 

@@ -6,21 +6,26 @@ using namespace weft;
 using namespace weft::sched;
 
 llvm::Expected<std::vector<Assignment>> LPPolicy::plan(const PolicyInput &in) {
+  if (stampOf.size() < in.jobs.size()) {
+    stampOf.resize(in.jobs.size(), 0);
+    groupOf.resize(in.jobs.size(), 0);
+  }
   bool missing = false;
   for (const ActiveJob &job : in.active)
-    missing |= !cached.count(job.id);
+    missing |= stampOf[job.id] != stamp || stamp == 0;
   if (in.changed || missing) {
     auto fractions = solve(in);
     if (!fractions)
       return fractions.takeError();
     ++numSolves;
-    cached.clear();
-    for (unsigned i = 0; i < in.active.size(); ++i)
-      cached[in.active[i].id] = (*fractions)[i];
+    ++stamp;
+    last = std::move(*fractions);
+    for (unsigned i = 0; i < in.active.size(); ++i) {
+      stampOf[in.active[i].id] = stamp;
+      groupOf[in.active[i].id] = last.groups.groupOf[i];
+    }
   }
-  std::vector<std::vector<double>> fractions;
-  fractions.reserve(in.active.size());
-  for (const ActiveJob &job : in.active)
-    fractions.push_back(cached[job.id]);
-  return roundTimeFractions(in, fractions);
+  return roundTimeFractions(in, [&](unsigned i) -> llvm::ArrayRef<double> {
+    return last.x[groupOf[in.active[i].id]];
+  });
 }

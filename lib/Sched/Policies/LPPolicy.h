@@ -10,7 +10,6 @@
 #define WEFT_LIB_SCHED_POLICIES_LPPOLICY_H
 
 #include "PolicyUtil.h"
-#include <unordered_map>
 
 namespace weft {
 namespace sched {
@@ -22,14 +21,17 @@ public:
   unsigned solves() const override { return numSolves; }
 
 protected:
-  /// Time fractions [active index][type] for the current jobs.
-  virtual llvm::Expected<std::vector<std::vector<double>>>
-  solve(const PolicyInput &in) = 0;
+  /// Time fractions per group of identical jobs for the current jobs.
+  virtual llvm::Expected<GroupFractions> solve(const PolicyInput &in) = 0;
   double seconds = 0;
 
 private:
   unsigned numSolves = 0;
-  std::unordered_map<unsigned, std::vector<double>> cached;
+  /// The last solve's fractions; per job id, the solve that saw it (0:
+  /// none) and its group there.
+  GroupFractions last;
+  unsigned stamp = 0;
+  std::vector<unsigned> stampOf, groupOf;
 };
 
 } // namespace sched

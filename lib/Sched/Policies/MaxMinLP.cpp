@@ -19,36 +19,46 @@
 using namespace weft;
 using namespace weft::sched;
 
-llvm::Expected<std::vector<std::vector<double>>>
+double sched::fairShareRates(const PolicyInput &in, unsigned id, bool agnostic,
+                             std::vector<double> &rate) {
+  const Job &job = in.jobs[id];
+  unsigned numTypes = in.capacity.size();
+  rate.assign(numTypes, 0);
+  double norm = 0, total = 0;
+  for (unsigned t = 0; t < numTypes; ++t) {
+    if (job.scale > in.capacity[t])
+      continue;
+    double r = bestPlacementRate(in, id, t, job.scale);
+    if (r <= 0)
+      continue;
+    rate[t] = agnostic ? 1.0 : r;
+    total += in.capacity[t];
+    norm += in.capacity[t] * rate[t];
+  }
+  return norm > 0 ? norm / total : 0;
+}
+
+llvm::Expected<GroupFractions>
 sched::solveMaxMinFractions(const PolicyInput &in, bool agnostic,
-                            double &seconds) {
+                            double &seconds, double *minShare) {
   auto start = std::chrono::steady_clock::now();
   unsigned numTypes = in.capacity.size();
   LinearProgram lp;
   unsigned z = lp.addColumn(0, LinearProgram::kInf, 1);
-  JobGroups groups = groupIdenticalJobs(in);
+  GroupFractions result;
+  result.groups = groupIdenticalJobs(in);
+  const JobGroups &groups = result.groups;
   unsigned numGroups = groups.representative.size();
   std::vector<std::vector<int>> column(numGroups,
                                        std::vector<int>(numTypes, -1));
   std::vector<std::vector<std::pair<unsigned, double>>> typeRows(numTypes);
+  std::vector<double> rate;
   for (unsigned g = 0; g < numGroups; ++g) {
     unsigned id = in.active[groups.representative[g]].id;
     const Job &job = in.jobs[id];
-    std::vector<double> rate(numTypes, 0);
-    double norm = 0, total = 0;
-    for (unsigned t = 0; t < numTypes; ++t) {
-      if (job.scale > in.capacity[t])
-        continue;
-      double r = bestPlacementRate(in, id, t, job.scale);
-      if (r <= 0)
-        continue;
-      rate[t] = agnostic ? 1.0 : r;
-      total += in.capacity[t];
-      norm += in.capacity[t] * rate[t];
-    }
+    double norm = fairShareRates(in, id, agnostic, rate);
     if (norm <= 0)
       continue;
-    norm /= total;
     std::vector<std::pair<unsigned, double>> fair, once;
     for (unsigned t = 0; t < numTypes; ++t) {
       if (rate[t] <= 0)
@@ -66,19 +76,22 @@ sched::solveMaxMinFractions(const PolicyInput &in, bool agnostic,
   for (unsigned t = 0; t < numTypes; ++t)
     if (!typeRows[t].empty())
       lp.addRow(typeRows[t], -LinearProgram::kInf, in.capacity[t]);
-  std::vector<std::vector<double>> fractions(in.active.size(),
-                                             std::vector<double>(numTypes, 0));
+  result.x.assign(numGroups, std::vector<double>(numTypes, 0));
+  if (minShare)
+    *minShare = 0;
   if (lp.numColumns() > 1) {
     auto values = lp.optimum(LinearProgram::Sense::Maximize);
     if (!values)
       return values.takeError();
-    for (unsigned i = 0; i < in.active.size(); ++i)
+    for (unsigned g = 0; g < numGroups; ++g)
       for (unsigned t = 0; t < numTypes; ++t)
-        if (int c = column[groups.groupOf[i]][t]; c >= 0)
-          fractions[i][t] = (*values)[c];
+        if (int c = column[g][t]; c >= 0)
+          result.x[g][t] = (*values)[c];
+    if (minShare)
+      *minShare = (*values)[z];
   }
   seconds +=
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
           .count();
-  return fractions;
+  return result;
 }

@@ -4,8 +4,8 @@
 #include "llvm/ADT/STLExtras.h"
 #include <algorithm>
 #include <cmath>
-#include <map>
 #include <numeric>
+#include <unordered_map>
 
 using namespace weft;
 using namespace weft::sched;
@@ -26,8 +26,12 @@ std::vector<unsigned> sched::byArrival(const PolicyInput &in) {
   return order;
 }
 
-double sched::servedFraction(const PolicyInput &in, const ActiveJob &job) {
+double sched::servedFraction(const PolicyInput &in, const ActiveJob &job,
+                             bool bySpeed) {
   const Job &spec = in.jobs[job.id];
+  double inCluster = in.nowS - spec.arrivalS;
+  if (job.attainedS == 0 || !bySpeed)
+    return job.attainedS / std::max(inCluster, in.roundS);
   double best = in.rates->bestRate(job.id);
   // Average speed of the types the job ran on, relative to its fastest.
   double rounds = 0, weighted = 0;
@@ -40,7 +44,6 @@ double sched::servedFraction(const PolicyInput &in, const ActiveJob &job) {
     weighted += job.roundsOnType[t] * speed;
   }
   double speed = rounds > 0 ? weighted / rounds : 1.0;
-  double inCluster = in.nowS - spec.arrivalS;
   return job.attainedS * speed / std::max(inCluster, in.roundS);
 }
 
@@ -82,50 +85,127 @@ double sched::equalShareRate(const PolicyInput &in, unsigned job) {
 std::vector<Assignment>
 sched::roundTimeFractions(const PolicyInput &in,
                           const std::vector<std::vector<double>> &fractions) {
+  return roundTimeFractions(
+      in, [&](unsigned i) -> llvm::ArrayRef<double> { return fractions[i]; });
+}
+
+std::vector<Assignment> sched::roundTimeFractions(
+    const PolicyInput &in,
+    llvm::function_ref<llvm::ArrayRef<double>(unsigned)> fractionsOf) {
+  // A pair (i, t) is a candidate when job i can run on type t. The order:
+  // priority (descending), fraction (descending), then (i, t). Pairs with a
+  // fraction above 1e-9 have a positive priority and come first, drawn from
+  // a heap; the rest have priority 0 and follow by fraction: positive ones
+  // (a handful of LP round-offs), then the zeros in (i, t) order without
+  // being listed, then negative round-offs.
   struct Candidate {
-    double priority;
-    double fraction;
+    double priority, fraction;
     unsigned index, type;
   };
-  std::vector<Candidate> candidates;
   unsigned numTypes = in.capacity.size();
-  for (unsigned i = 0; i < in.active.size(); ++i) {
-    const ActiveJob &job = in.active[i];
-    unsigned scale = in.jobs[job.id].scale;
-    for (unsigned t = 0; t < numTypes; ++t) {
-      if (scale > in.capacity[t] ||
-          bestPlacementRate(in, job.id, t, scale) <= 0)
-        continue;
-      double x = fractions[i][t];
-      double received =
-          job.roundsActive ? double(job.roundsOnType[t]) / job.roundsActive : 0;
-      double priority = x <= 1e-9 ? 0 : received <= 0 ? 1e9 * x : x / received;
-      candidates.push_back({priority, x, i, t});
-    }
-  }
-  llvm::stable_sort(candidates, [](const Candidate &a, const Candidate &b) {
+  auto feasible = [&](unsigned i, unsigned t) {
+    unsigned id = in.active[i].id;
+    unsigned scale = in.jobs[id].scale;
+    return scale <= in.capacity[t] && bestPlacementRate(in, id, t, scale) > 0;
+  };
+  auto before = [](const Candidate &a, const Candidate &b) {
     if (a.priority != b.priority)
       return a.priority > b.priority;
-    return a.fraction > b.fraction;
-  });
-  std::vector<unsigned> free(in.capacity.begin(), in.capacity.end());
-  std::vector<bool> taken(in.active.size(), false);
-  std::vector<Assignment> plan;
-  for (const Candidate &c : candidates) {
-    unsigned id = in.active[c.index].id;
-    unsigned scale = in.jobs[id].scale;
-    if (taken[c.index] || free[c.type] < scale)
-      continue;
-    taken[c.index] = true;
-    free[c.type] -= scale;
-    plan.push_back({id, {{c.type, scale}}});
+    if (a.fraction != b.fraction)
+      return a.fraction > b.fraction;
+    if (a.index != b.index)
+      return a.index < b.index;
+    return a.type < b.type;
+  };
+  std::vector<Candidate> served, small, negative;
+  for (unsigned i = 0; i < in.active.size(); ++i) {
+    const ActiveJob &job = in.active[i];
+    llvm::ArrayRef<double> x = fractionsOf(i);
+    for (unsigned t = 0; t < numTypes; ++t) {
+      if (x[t] == 0 || !feasible(i, t))
+        continue;
+      if (x[t] <= 1e-9) {
+        (x[t] > 0 ? small : negative).push_back({0, x[t], i, t});
+        continue;
+      }
+      double received =
+          job.roundsActive ? double(job.roundsOnType[t]) / job.roundsActive : 0;
+      double priority = received <= 0 ? 1e9 * x[t] : x[t] / received;
+      served.push_back({priority, x[t], i, t});
+    }
   }
+  std::vector<unsigned> free(in.capacity.begin(), in.capacity.end());
+  unsigned freeTotal = 0;
+  for (unsigned f : free)
+    freeTotal += f;
+  std::vector<char> taken(in.active.size(), 0);
+  std::vector<Assignment> plan;
+  auto offer = [&](unsigned i, unsigned t) {
+    unsigned id = in.active[i].id;
+    unsigned scale = in.jobs[id].scale;
+    if (taken[i] || free[t] < scale)
+      return;
+    taken[i] = 1;
+    free[t] -= scale;
+    freeTotal -= scale;
+    plan.push_back({id, {{t, scale}}});
+  };
+  // Served pairs by (type, GPU count): a bucket is dropped once its type
+  // has fewer free GPUs than the count.
+  std::vector<unsigned> scales;
+  for (const ActiveJob &job : in.active)
+    scales.push_back(in.jobs[job.id].scale);
+  llvm::sort(scales);
+  scales.erase(std::unique(scales.begin(), scales.end()), scales.end());
+  std::vector<std::vector<unsigned>> buckets(numTypes * scales.size());
+  for (unsigned k = 0; k < served.size(); ++k) {
+    unsigned scale = in.jobs[in.active[served[k].index].id].scale;
+    unsigned s = llvm::lower_bound(scales, scale) - scales.begin();
+    buckets[served[k].type * scales.size() + s].push_back(k);
+  }
+  auto servedBefore = [&](unsigned a, unsigned b) {
+    return before(served[a], served[b]);
+  };
+  MergedOrder<decltype(servedBefore)> order(buckets, servedBefore);
+  unsigned k, bucket;
+  while (freeTotal > 0 && order.next(k, bucket)) {
+    unsigned t = served[k].type;
+    if (free[t] < scales[bucket % scales.size()]) {
+      order.drop();
+      continue;
+    }
+    offer(served[k].index, t);
+  }
+  llvm::sort(small, before);
+  for (const Candidate &c : small)
+    if (freeTotal > 0)
+      offer(c.index, c.type);
+  for (unsigned i = 0; i < in.active.size() && freeTotal > 0; ++i) {
+    if (taken[i])
+      continue;
+    llvm::ArrayRef<double> x = fractionsOf(i);
+    unsigned scale = in.jobs[in.active[i].id].scale;
+    for (unsigned t = 0; t < numTypes && !taken[i]; ++t)
+      if (x[t] == 0 && free[t] >= scale && feasible(i, t))
+        offer(i, t);
+  }
+  llvm::sort(negative, before);
+  for (const Candidate &c : negative)
+    if (freeTotal > 0)
+      offer(c.index, c.type);
   return plan;
 }
 
 JobGroups sched::groupIdenticalJobs(const PolicyInput &in) {
   JobGroups groups;
-  std::map<std::pair<unsigned, double>, unsigned> index;
+  // Groups are numbered in order of first appearance (the LP's column
+  // order); a hash map keeps the pass linear in the jobs.
+  struct KeyHash {
+    size_t operator()(const std::pair<unsigned, double> &key) const {
+      return std::hash<double>()(key.second) * 31 + key.first;
+    }
+  };
+  std::unordered_map<std::pair<unsigned, double>, unsigned, KeyHash> index;
   for (const ActiveJob &job : in.active) {
     auto key =
         std::make_pair(in.rates->classId(job.id), in.jobs[job.id].weight);

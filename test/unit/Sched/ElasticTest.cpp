@@ -114,8 +114,9 @@ TEST(Elastic, NoPolicySizesAJobOntoAnInfeasibleCell) {
 // Two A jobs (10x faster on a V100 than on a K80), both in the cluster for
 // 7200 s and run for 3600 s: job 0 on the V100, job 1 on the K80. Counted
 // in seconds of the fastest type job 1 was served a tenth as much, so it
-// comes first and gets the V100. Counting plain seconds would tie them and
-// give the V100 to job 0 again (arrival order).
+// comes first and gets the V100 (crius, rubick, and hadar, whose jobs bid
+// in that order). Counting plain seconds would tie them and give the V100
+// to job 0 again (arrival order).
 TEST(Elastic, ServedFractionWeighsTheTypesSpeed) {
   auto oracle = tinyOracle();
   SchedCluster cluster = inlineCluster("gpus:v100=1,k80=1");
@@ -146,7 +147,7 @@ TEST(Elastic, ServedFractionWeighsTheTypesSpeed) {
   in.jobs = jobs;
   in.active = active;
   in.capacity = capacity;
-  for (const char *name : {"crius", "rubick"}) {
+  for (const char *name : {"crius", "rubick", "hadar"}) {
     auto policy = createPolicy(name, {});
     ASSERT_TRUE(bool(policy));
     auto plan = (*policy)->plan(in);

@@ -51,19 +51,22 @@ struct Scenario {
 } // namespace
 
 // One V100 and one K80. Job A runs 10x faster on the V100 (10 vs 1 steps/s),
-// job B 2x (2 vs 1). The heterogeneity-aware assignment is unique: A on the
-// V100, B on the K80. A: 36000 steps / 10 = 3600 s; B: 3600 / 1 = 3600 s.
-// The swapped assignment would take A 36000 s.
+// job C 1.05x (2 vs 1.9). The heterogeneity-aware assignment is unique: A on
+// the V100, C on the K80. A: 36000 steps / 10 = 3600 s; C: 6840 / 1.9 =
+// 3600 s. The swapped assignment would take A 36000 s. gavel-throughput's
+// fairness floor does not bind: C on the K80 gets 1.9 / 1.95 = 0.97 of its
+// equal-share rate, above 3/4 of the max-min optimum (1). (Hadar makes the
+// same choice at equal service, HadarPricesSteerToCheaperTypes, but then
+// gives C, served on the slower K80, its turn on the V100: its order is by
+// served fraction.)
 TEST(Scenario, HeterogeneityAwarePoliciesPutTheGainerOnTheFastGpu) {
-  for (const char *policy : {"gavel-throughput", "hadar"}) {
-    Scenario s("gpus:v100=1,k80=1");
-    s.add("A", 1, 36000, 0);
-    s.add("B", 1, 3600, 0);
-    SimResult r = s.run(policy);
-    EXPECT_NEAR(r.jobs[0].finishS, 3600, 1e-6) << policy;
-    EXPECT_NEAR(r.jobs[1].finishS, 3600, 1e-6) << policy;
-    EXPECT_EQ(r.jobs[0].restarts, 0u) << policy;
-  }
+  Scenario s("gpus:v100=1,k80=1");
+  s.add("A", 1, 36000, 0);
+  s.add("C", 1, 6840, 0);
+  SimResult r = s.run("gavel-throughput");
+  EXPECT_NEAR(r.jobs[0].finishS, 3600, 1e-6);
+  EXPECT_NEAR(r.jobs[1].finishS, 3600, 1e-6);
+  EXPECT_EQ(r.jobs[0].restarts, 0u);
 }
 
 // Same jobs, but B listed first: FIFO is blind to speed and gives the first
@@ -204,7 +207,10 @@ TEST(Scenario, HadarForkSumsCopies) {
 // (1 - 0.05 > 0.95 - 0.05); with one V100 taken its price is
 // 0.05 * 20^0.5 = 0.224, so C1 takes a K80 (0.95 - 0.05 > 1 - 0.224);
 // A gets the last V100: 36000 steps / 10 = 3600 s. Greedy best-type
-// choice would have put A on a K80 (36000 s).
+// choice would have put A on a K80 (36000 s). In later rounds C1, served on
+// the K80 at 0.95 of its V100 speed, bids first and takes a V100 from C0,
+// and so on in turn: C0 and C1 finish between the V100's 950 s and the
+// K80's 1000 s.
 TEST(Scenario, HadarPricesSteerToCheaperTypes) {
   Scenario s("gpus:v100=2,k80=2,per-node=1");
   s.add("C", 1, 1900, 0);
@@ -212,9 +218,10 @@ TEST(Scenario, HadarPricesSteerToCheaperTypes) {
   s.add("A", 1, 36000, 0);
   SimResult r = s.run("hadar");
   EXPECT_NEAR(r.jobs[2].finishS, 3600, 1e-6);
-  // C0 on a V100 (1900 / 2 = 950 s), C1 on a K80 (1900 / 1.9 = 1000 s).
-  EXPECT_NEAR(r.jobs[0].finishS, 950, 1e-6);
-  EXPECT_NEAR(r.jobs[1].finishS, 1000, 1e-6);
+  for (unsigned c = 0; c < 2; ++c) {
+    EXPECT_GT(r.jobs[c].finishS, 950 - 1e-6);
+    EXPECT_LT(r.jobs[c].finishS, 1000 + 1e-6);
+  }
 }
 
 // A job larger than the cluster is rejected at arrival and reported.
