@@ -218,8 +218,16 @@ class Hetero:
             full = json.load(f)
         with open(self.db_of("link")) as f:
             link = json.load(f)
+        # The in-situ samples of a group of several classes cover only the
+        # sizes its programs moved: outside them, the back-to-back samples of
+        # the link (all ranks at full speed) under the group's name, not an
+        # extrapolation of a few small calls.
+        groups = {(s["device"], s["devices"]) for s in self.in_situ}
+        backdrop = [dict(s, device=name) for name, n in sorted(groups)
+                    for s in link["collectives"] if s["devices"] == n]
         merged = dict(full, kernels=[], ops=[], op_overhead_seconds={},
-                      collectives=link["collectives"] + self.in_situ)
+                      collectives=link["collectives"] +
+                      profile_insitu.combine(backdrop, self.in_situ))
         for name, _, _ in self.classes:
             k = 1 / self.factor[name]
             for key in ("kernels", "ops"):
@@ -378,27 +386,29 @@ class Hetero:
                                 capture_output=True, text=True).stdout.strip()
         quotas = ", ".join("rank %d: %d %% of core %d" % (r, p, c)
                            for r, (_, c, p) in enumerate(self.classes))
-        print("Heterogeneous run: %d ranks (%s)%s" % (
-            len(self.classes), quotas, ", no cgroups" if self.args.no_cgroups else ""))
-        print("Machine: %s, %d cores; commit %s; %s; load %.2f before, %.2f after; %.0f s"
-              % (socket.gethostname(), os.cpu_count(), commit,
-                 time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), load_before,
-                 os.getloadavg()[0], seconds))
-        print("Model: MLP 256-1024-1024-10, global batch %d; %d timed steps (+%d warm-up) "
-              "x %d rounds per plan" % (self.args.batch, self.args.steps, self.args.warmup,
-                                        self.args.rounds))
-        print("Classes (calibrated matmul under the quota, fraction of the core alone): "
-              + ", ".join("%s %.1f GFLOP/s (%.2f)" % (k, self.rate[k] / 1e9, self.factor[k])
-                          for k in self.rate))
-        print("")
-        print("| plan | estimate (ms) | measured median (ms) | error |")
-        print("| --- | ---: | ---: | ---: |")
+        out = [
+            "Heterogeneous run: %d ranks (%s)%s" % (
+                len(self.classes), quotas, ", no cgroups" if self.args.no_cgroups else ""),
+            "Machine: %s, %d cores; commit %s; %s; load %.2f before, %.2f after; %.0f s"
+            % (socket.gethostname(), os.cpu_count(), commit,
+               time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), load_before,
+               os.getloadavg()[0], seconds),
+            "Command: `bench/hetero_run.sh%s`; model: MLP 256-1024-1024-10, global batch "
+            "%d; %d timed steps (+%d warm-up) x %d rounds per plan"
+            % (" --four" if self.args.four else "", self.args.batch, self.args.steps,
+               self.args.warmup, self.args.rounds),
+            "Classes (calibrated matmul under the quota, fraction of the core alone): "
+            + ", ".join("%s %.1f GFLOP/s (%.2f)" % (k, self.rate[k] / 1e9, self.factor[k])
+                        for k in self.rate),
+            "",
+            "| plan | estimate (ms) | measured median (ms) | error |",
+            "| --- | ---: | ---: | ---: |"]
         for p in plans:
             p["measured_s"] = statistics.median(p["times"])
-            print("| %s | %.2f | %.2f | %+.1f %% |" % (
+            out.append("| %s | %.2f | %.2f | %+.1f %% |" % (
                 p["name"], 1e3 * p["estimate_s"], 1e3 * p["measured_s"],
                 100 * (p["estimate_s"] / p["measured_s"] - 1)))
-        print("")
+        out.append("")
         weft = plans[0]
         lines = []
         for other in plans[1:]:
@@ -407,10 +417,29 @@ class Hetero:
             lines.append("measured speed-up over %s: %.2fx (predicted %.2fx)"
                          % (other["name"], measured, predicted))
         # DP-EV last
-        for line in lines[1:] + lines[:1]:
-            print(line)
+        out += lines[1:] + lines[:1]
+        print("\n".join(out))
         with open(os.path.join(self.work, "results.json"), "w") as f:
             json.dump({"plans": plans, "classes": self.classes}, f, indent=1)
+        if self.args.docs:
+            self.write_docs(out)
+
+    def write_docs(self, out):
+        """The run's report between its markers in docs/benchmarks.md (a
+        code block, as printed)."""
+        tag = "hetero_run:%s" % ("four" if self.args.four else "two")
+        begin, end = "<!-- %s:begin -->" % tag, "<!-- %s:end -->" % tag
+        path = os.path.join(ROOT, "docs", "benchmarks.md")
+        with open(path) as f:
+            doc = f.read()
+        if begin not in doc or end not in doc:
+            raise SystemExit("hetero_run: error: %s has no %s ... %s markers"
+                             % (path, begin, end))
+        section = begin + "\n```\n" + "\n".join(out) + "\n```\n" + end
+        doc = doc[:doc.index(begin)] + section + doc[doc.index(end) + len(end):]
+        with open(path, "w") as f:
+            f.write(doc)
+        log("wrote the report into %s" % path)
 
     def kill_children(self):
         for p in list(self.children):
@@ -429,6 +458,8 @@ def parse():
     ap.add_argument("--no-cgroups", action="store_true",
                     help="no quotas, least time: the pipeline end to end (tests)")
     ap.add_argument("--tag", help="cgroup name prefix (default weft-hetero-PID)")
+    ap.add_argument("--docs", action="store_true",
+                    help="write the report into docs/benchmarks.md (between its markers)")
     ap.add_argument("--batch", type=int, help="global batch (default 512; 32 with --no-cgroups)")
     ap.add_argument("--steps", type=int, help="timed steps per run")
     ap.add_argument("--warmup", type=int, help="untimed steps first")

@@ -140,7 +140,7 @@ def group_name(types, ranks):
     return "+".join(sorted({types[r] for r in ranks}))
 
 
-def profile(plan_dirs, args, log, steps=6, warmup=2, wrap=None):
+def profile(plan_dirs, args, log, steps=8, warmup=2, wrap=None):
     """In-situ collective samples (DB entries) of the programs' calls: per
     collective and group size, the fit of every matched call's time against
     its bytes, written at sizes across the range the calls cover."""

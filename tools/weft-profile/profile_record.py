@@ -9,7 +9,9 @@ call records the op's name, its operands (shape, dtype, requires_grad, and
 the value range of integer operands), its attributes and its results'
 shapes; the program then runs unchanged. When it ends successfully the distinct
 calls, keyed as the cost model keys them (weft::opKey, e.g.
-"matmul [64,256][256,1024]->[64,1024]"), are pickled to OUT.pkl.<rank>,
+"matmul [64,256][256,1024]->[64,1024]"), each with the forward time of
+every call as the program made it ("seconds"), are pickled to
+OUT.pkl.<rank>,
 with one step's optimizer update: the element count of every piece the
 rank steps ("optimizer adam [N]", N their sum).
 """
@@ -18,6 +20,7 @@ import os
 import pickle
 import runpy
 import sys
+import time
 
 
 def shape_text(shape):
@@ -48,11 +51,14 @@ def describe(arg):
 def install(ops, calls):
     def wrap(name, fn):
         def recorded(*args, **kwargs):
+            t0 = time.perf_counter()
             result = fn(*args, **kwargs)
+            seconds = time.perf_counter() - t0
             key = op_key(name, args, result)
             if key not in calls:
                 calls[key] = {"op": name, "args": [describe(a) for a in args],
-                              "kwargs": kwargs}
+                              "kwargs": kwargs, "seconds": []}
+            calls[key]["seconds"].append(seconds)
             return result
         return recorded
     for name in ops.OP_NAMES:
