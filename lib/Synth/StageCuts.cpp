@@ -16,6 +16,11 @@ using namespace weft::synth;
 
 StageCostModel::~StageCostModel() = default;
 
+double StageCostModel::recomputedSeconds(unsigned, unsigned, unsigned, unsigned,
+                                         int64_t) const {
+  return std::numeric_limits<double>::infinity();
+}
+
 int64_t weft::synth::inFlightMicroBatches(unsigned s, unsigned stages,
                                           int64_t microBatches) {
   return std::min<int64_t>(microBatches, int64_t(stages) - int64_t(s));
@@ -63,8 +68,8 @@ public:
               double before = prev[a * (nodes + 1) + u];
               if (before == kInf)
                 continue;
-              double t = model.stageSeconds(a, b, u, v);
-              if (t > bound || !model.fits(a, b, u, v, inFlight))
+              double t = timeOf(a, b, u, v, inFlight, nullptr);
+              if (t > bound)
                 continue;
               double value =
                   bottleneck ? std::max({before, link, t}) : before + link + t;
@@ -91,9 +96,12 @@ public:
       at = parent[s][at];
     }
     for (unsigned s = 0; s < stages; ++s) {
-      double t = model.stageSeconds(out.cuts[s], out.cuts[s + 1], out.nodes[s],
-                                    out.nodes[s + 1]);
+      bool recompute = false;
+      double t =
+          timeOf(out.cuts[s], out.cuts[s + 1], out.nodes[s], out.nodes[s + 1],
+                 inFlightMicroBatches(s, stages, m), &recompute);
       out.stageSeconds.push_back(t);
+      out.recompute.push_back(recompute);
       out.slowest = std::max(out.slowest, t);
       out.fill += t;
       if (s + 1 < stages) {
@@ -107,6 +115,17 @@ public:
   }
 
 private:
+  /// The stage's time as it is when it fits, else recomputing (infinity
+  /// when neither fits).
+  double timeOf(unsigned a, unsigned b, unsigned u, unsigned v,
+                int64_t inFlight, bool *recompute) const {
+    if (model.fits(a, b, u, v, inFlight))
+      return model.stageSeconds(a, b, u, v);
+    if (recompute)
+      *recompute = true;
+    return model.recomputedSeconds(a, b, u, v, inFlight);
+  }
+
   const StageCostModel &model;
   unsigned stages;
   int64_t m;

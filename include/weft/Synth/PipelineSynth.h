@@ -27,7 +27,9 @@ struct PipelineOptions {
   unsigned stages = 0;
   /// auto's largest S.
   unsigned maxStages = 8;
-  /// Pipeline micro-batches M; 0 = defaultMicroBatches(S, batch).
+  /// Pipeline micro-batches M; 0: from defaultMicroBatches(S, batch),
+  /// doubled while no partition keeps every activation in memory and the
+  /// micro-batch keeps at least devices / S samples.
   int64_t microBatches = 0;
 };
 

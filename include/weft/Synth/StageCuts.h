@@ -5,8 +5,9 @@
 // "Synthesis"): given a table of candidate stages — a range of cut points
 // [a, b) on a contiguous range of nodes [u, v) — with an estimated time per
 // micro-batch, the transfer at each cut and whether the stage fits memory
-// with its in-flight micro-batches, choose S stages covering every cut
-// range and every node that minimise the pipeline's
+// with its in-flight micro-batches (or, slower, when it recomputes its
+// activations), choose S stages covering every cut range and every node
+// that minimise the pipeline's
 //   Σ_s t_s + Σ links + (M − 1) · max(t_s, links).
 // Plain code: the table is an interface, tested on synthetic tables.
 //
@@ -39,6 +40,11 @@ public:
   /// `inFlight` micro-batches of activations.
   virtual bool fits(unsigned a, unsigned b, unsigned u, unsigned v,
                     int64_t inFlight) const = 0;
+  /// The time of a stage that does not fit as it is but fits recomputing
+  /// its activations (keeping only checkpoints); infinity when it does not
+  /// fit either way. By default: no recomputation.
+  virtual double recomputedSeconds(unsigned a, unsigned b, unsigned u,
+                                   unsigned v, int64_t inFlight) const;
 };
 
 /// S stages: stage s is boundaries [cuts[s], cuts[s+1]) on nodes
@@ -47,6 +53,8 @@ struct StagePartition {
   std::vector<unsigned> cuts, nodes;
   /// Per stage t_s, and per link between s and s + 1.
   std::vector<double> stageSeconds, linkSeconds;
+  /// Per stage: it fits only recomputing its activations.
+  std::vector<bool> recompute;
   /// max over stages and links, and their sum.
   double slowest = 0, fill = 0;
   /// fill + (M − 1) · slowest.

@@ -110,6 +110,31 @@ TEST(StageCutsTest, InFlightActivationsUnder1F1B) {
   EXPECT_FALSE(chooseStages(m, 2, 4));
 }
 
+/// Recomputing doubles a stage's time and always fits.
+struct RecomputingModel : TableModel {
+  double recomputedSeconds(unsigned a, unsigned b, unsigned u, unsigned v,
+                           int64_t) const override {
+    return 2 * stageSeconds(a, b, u, v);
+  }
+};
+
+TEST(StageCutsTest, RecomputesWhenOnlyThatFits) {
+  // One byte per range and micro-batch, one byte per node: stage 0 (two
+  // micro-batches in flight) never fits as it is, stage 1 only with one
+  // range. Cutting in the middle and recomputing both (2 + 2 ranges, time
+  // 4 each) beats keeping stage 1 (cut at 3: stage 0 takes 6).
+  RecomputingModel m;
+  m.work.assign(4, 1);
+  m.speed = {1, 1};
+  m.kept.assign(4, 1);
+  m.capacity = 1;
+  auto p = chooseStages(m, 2, 4);
+  ASSERT_TRUE(p);
+  EXPECT_EQ(p->cuts, (std::vector<unsigned>{0, 2, 4}));
+  EXPECT_EQ(p->recompute, (std::vector<bool>{true, true}));
+  EXPECT_DOUBLE_EQ(p->slowest, 4);
+}
+
 TEST(StageCutsTest, TooManyStages) {
   TableModel m;
   m.work.assign(3, 1);
