@@ -5,6 +5,10 @@
 //   weft-cell-bench JOB_TYPE CLUSTER [--compare N] [--homogeneous]
 //                   [--improve STEPS] [--memo-plans N] [--no-evaluate]
 //                   [--no-ratio-lp] [--lp-rounds N] [--seeds-below N]
+//                   [--all-seeds] [--no-select] [--full-cache FILE]
+// --full-cache keeps the full syntheses' figures (Cell, feasible, seconds)
+// in FILE and reads them back, so fast-mode variants compare against the
+// same references without synthesising them again.
 // Estimates every one-stage Cell of CLUSTER (CellEstimator.h's
 // enumerateCells) in fast mode, the first Cell apart (it is synthesised in
 // full), and prints the rate of the further estimates; then synthesises N
@@ -15,13 +19,17 @@
 
 #include "weft/Cell/CellEstimator.h"
 #include "weft/Support/Error.h"
+#include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/raw_ostream.h"
 #include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
+#include <map>
+#include <optional>
 #include <sys/resource.h>
 
 using namespace weft;
@@ -51,6 +59,7 @@ int main(int argc, char **argv) {
   unsigned compare = 10;
   bool mixed = true;
   CellOptions fastOptions;
+  std::string fullCache;
   for (int i = 3; i < argc; ++i) {
     if (!std::strcmp(argv[i], "--compare") && i + 1 < argc)
       compare = std::atoi(argv[++i]);
@@ -60,6 +69,12 @@ int main(int argc, char **argv) {
       fastOptions.improveSteps = std::strtoull(argv[++i], nullptr, 10);
     else if (!std::strcmp(argv[i], "--no-evaluate"))
       fastOptions.evaluate = false;
+    else if (!std::strcmp(argv[i], "--all-seeds"))
+      fastOptions.oneSeed = false;
+    else if (!std::strcmp(argv[i], "--no-select"))
+      fastOptions.selectCollectives = false;
+    else if (!std::strcmp(argv[i], "--full-cache") && i + 1 < argc)
+      fullCache = argv[++i];
     else if (!std::strcmp(argv[i], "--no-ratio-lp"))
       fastOptions.ratioLP = false;
     else if (!std::strcmp(argv[i], "--lp-rounds") && i + 1 < argc)
@@ -126,13 +141,47 @@ int main(int argc, char **argv) {
   CellOptions fullOptions = fastOptions;
   fullOptions.fast = false;
   CellEstimator full(**model, *cluster, fullOptions);
+  std::map<std::string, CellEstimate> cached;
+  if (!fullCache.empty())
+    if (auto buffer = llvm::MemoryBuffer::getFile(fullCache)) {
+      llvm::SmallVector<llvm::StringRef> lines;
+      (*buffer)->getBuffer().split(lines, '\n', -1, false);
+      for (llvm::StringRef line : lines) {
+        llvm::SmallVector<llvm::StringRef> f;
+        line.split(f, '\t');
+        if (f.size() != 5)
+          continue;
+        CellEstimate e;
+        e.feasible = f[1] == "1";
+        f[2].getAsDouble(e.iterationSeconds);
+        f[3].getAsInteger(10, e.microBatches);
+        f[4].getAsDouble(e.wallSeconds);
+        cached[f[0].str()] = e;
+      }
+    }
   std::vector<double> errors;
   unsigned agree = 0, compared = 0;
   for (unsigned k = 0; k < compare && k + 1 < cells.size(); ++k) {
     unsigned i = 1 + k * (cells.size() - 1) / std::max(1u, compare);
-    auto e = full.estimate(cells[i]);
-    if (!e)
-      return reportError("weft-cell-bench", e.takeError());
+    std::string name = formatCell(cells[i]);
+    std::optional<CellEstimate> e;
+    if (auto hit = cached.find(name); hit != cached.end()) {
+      e = hit->second;
+    } else {
+      auto made = full.estimate(cells[i]);
+      if (!made)
+        return reportError("weft-cell-bench", made.takeError());
+      e = *made;
+      if (!fullCache.empty()) {
+        std::error_code ec;
+        llvm::raw_fd_ostream os(fullCache, ec, llvm::sys::fs::OF_Append);
+        if (!ec)
+          os << name << "\t" << e->feasible << "\t"
+             << llvm::formatv("{0:e16}", e->iterationSeconds) << "\t"
+             << e->microBatches << "\t"
+             << llvm::formatv("{0:f3}", e->wallSeconds) << "\n";
+      }
+    }
     ++compared;
     const CellEstimate &f = fastOut[i];
     agree += e->feasible == f.feasible;

@@ -267,9 +267,15 @@ CellEstimator::fastAt(const Cell &cell, const ClusterSpec &sub, unsigned m) {
       return out;
     auto runSeeds = [&] {
       double t = threadCpu();
-      for (SearchOutcome &seed : synth::seedPlans(*space))
-        if (!best || seed.cost < best->cost)
-          best = std::move(seed);
+      if (options.oneSeed) {
+        if (auto seed = synth::dataParallelSeed(*space, false))
+          if (!best || seed->cost < best->cost)
+            best = std::move(seed);
+      } else {
+        for (SearchOutcome &seed : synth::seedPlans(*space))
+          if (!best || seed.cost < best->cost)
+            best = std::move(seed);
+      }
       counters.seedCpu += threadCpu() - t;
     };
     bool seeded = memo->plans[m].size() < options.seedsBelow;
@@ -329,9 +335,11 @@ CellEstimator::fastAt(const Cell &cell, const ClusterSpec &sub, unsigned m) {
       assign.maxRounds = options.lpRounds;
       if (auto assigned =
               ratio::assignRatios(**plan, sub, options.eval, assign)) {
-        if (auto selected = ratio::selectCollectives(**plan, sub, options.eval);
-            !selected)
-          llvm::consumeError(selected.takeError());
+        if (options.selectCollectives)
+          if (auto selected =
+                  ratio::selectCollectives(**plan, sub, options.eval);
+              !selected)
+            llvm::consumeError(selected.takeError());
       } else {
         llvm::consumeError(assigned.takeError());
       }

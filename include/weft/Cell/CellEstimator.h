@@ -58,6 +58,11 @@ struct CellOptions {
   /// this many plans, or when none of its plans fits the Cell (the
   /// default: always; fewer costs accuracy, docs/Cells.md).
   unsigned seedsBelow = ~0u;
+  /// Fast mode: the data-parallel seed alone (dataParallelSeed), not every
+  /// seed plan (seedPlans).
+  bool oneSeed = true;
+  /// Fast mode, with `ratioLP`: the per-collective choice after the LP.
+  bool selectCollectives = true;
 };
 
 /// Counters of an estimator's work.
