@@ -77,9 +77,10 @@ public:
     // cluster was loaded: every arrival had less service than they
     // (docs/Scheduler.md). Keys in one array: the heaps compare them often.
     keys.resize(in.active.size());
+    ServedFractions served(in);
     for (unsigned i = 0; i < in.active.size(); ++i) {
       const ActiveJob &job = in.active[i];
-      keys[i] = {servedFraction(in, job), in.jobs[job.id].arrivalS, i};
+      keys[i] = {served(job), in.jobs[job.id].arrivalS, i};
     }
     auto before = [&](unsigned a, unsigned b) { return keys[a] < keys[b]; };
     chosen.assign(in.active.size(), -1);

@@ -47,13 +47,40 @@ double sched::servedFraction(const PolicyInput &in, const ActiveJob &job,
   return job.attainedS * speed / std::max(inCluster, in.roundS);
 }
 
+ServedFractions::ServedFractions(const PolicyInput &in)
+    : in(in), numTypes(in.capacity.size()),
+      speed(in.rates->numClasses() * in.capacity.size(), -1.0) {}
+
+double ServedFractions::operator()(const ActiveJob &job) {
+  const Job &spec = in.jobs[job.id];
+  double inCluster = in.nowS - spec.arrivalS;
+  if (job.attainedS == 0)
+    return job.attainedS / std::max(inCluster, in.roundS);
+  double *classSpeed = &speed[in.rates->classId(job.id) * numTypes];
+  double rounds = 0, weighted = 0;
+  for (unsigned t = 0; t < job.roundsOnType.size(); ++t) {
+    if (!job.roundsOnType[t])
+      continue;
+    if (classSpeed[t] < 0) {
+      double best = in.rates->bestRate(job.id);
+      double rate = bestPlacementRate(in, job.id, t, spec.scale);
+      classSpeed[t] = best > 0 ? std::min(1.0, rate / best) : 1.0;
+    }
+    rounds += job.roundsOnType[t];
+    weighted += job.roundsOnType[t] * classSpeed[t];
+  }
+  double speed = rounds > 0 ? weighted / rounds : 1.0;
+  return job.attainedS * speed / std::max(inCluster, in.roundS);
+}
+
 std::vector<unsigned> sched::byServedFraction(const PolicyInput &in,
                                               bool deadlinesFirst,
                                               bool guaranteedFirst) {
   std::vector<unsigned> order = byArrival(in);
   std::vector<double> key(in.active.size());
+  ServedFractions served(in);
   for (unsigned i = 0; i < in.active.size(); ++i)
-    key[i] = servedFraction(in, in.active[i]);
+    key[i] = served(in.active[i]);
   llvm::stable_sort(order, [&](unsigned a, unsigned b) {
     const Job &ja = in.jobs[in.active[a].id], &jb = in.jobs[in.active[b].id];
     if (deadlinesFirst) {

@@ -35,6 +35,20 @@ std::vector<unsigned> byArrival(const PolicyInput &in);
 double servedFraction(const PolicyInput &in, const ActiveJob &job,
                       bool bySpeed = true);
 
+/// servedFraction() for many jobs of one round: each job class's speed per
+/// type is computed once, not per job (the same figures).
+class ServedFractions {
+public:
+  explicit ServedFractions(const PolicyInput &in);
+  double operator()(const ActiveJob &job);
+
+private:
+  const PolicyInput &in;
+  unsigned numTypes;
+  /// rate / fastest rate per (class, type); negative: not computed yet.
+  std::vector<double> speed;
+};
+
 /// Active jobs' indices into `in.active` by smallest served fraction, ties
 /// in arrival order; with `deadlinesFirst`, deadline jobs come first,
 /// earliest deadline first; with `guaranteedFirst`, guaranteed jobs
