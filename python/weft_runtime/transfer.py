@@ -105,11 +105,18 @@ class Link:
             work = dist.irecv(buf, src=src, tag=tag)
             work.wait(timeout=self.timeout)
         except Exception as e:  # noqa: BLE001 - named in one line
-            raise WeftRuntimeError(
-                "rank %d (stage %d): %s from rank %d did not arrive within %g s (a "
-                "missing send, a stopped rank or a wrong schedule): %s"
-                % (self.world_rank, self.stage.index, what, src, self.timeout_s, _plain(e)))
+            raise WeftRuntimeError(self._failure("%s from rank %d did not arrive" % (what, src),
+                                                 "a missing send", e))
         return buf
+
+    def _failure(self, what, cause, e):
+        """One line: a wait that timed out, or a peer that went away."""
+        low = str(e).lower()
+        head = "rank %d (stage %d): %s" % (self.world_rank, self.stage.index, what)
+        if "timed out" in low or "timeout" in low:
+            return ("%s within %g s (%s, a stopped rank or a wrong schedule): %s"
+                    % (head, self.timeout_s, cause, _plain(e)))
+        return "%s (the peer stopped): %s" % (head, _plain(e))
 
     def wait_sends(self):
         """Waits for the step's sends (each with the timeout)."""
@@ -118,10 +125,8 @@ class Link:
             try:
                 work.wait(timeout=self.timeout)
             except Exception as e:  # noqa: BLE001
-                raise WeftRuntimeError(
-                    "rank %d (stage %d): rank %d did not take a send within %g s (a "
-                    "missing recv, a stopped rank or a wrong schedule): %s"
-                    % (self.world_rank, self.stage.index, dst, self.timeout_s, _plain(e)))
+                raise WeftRuntimeError(self._failure("rank %d did not take a send" % dst,
+                                                     "a missing recv", e))
 
     # --- forward: values ------------------------------------------------------
     def send_value(self, k, m, shard):
