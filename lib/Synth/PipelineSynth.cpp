@@ -273,10 +273,8 @@ llvm::Expected<Attempt> pipelined(mlir::ModuleOp graph, unsigned stages,
 
 /// The micro-batch count of S stages when none is given: among `first`
 /// and its doublings that split the batch with at least a stage's share of
-/// the devices per micro-batch, the one whose best partition keeping every
-/// activation has the least estimated pipeline time (activations and stage
-/// times shrink with the micro-batch, the bubble with the count); else the
-/// largest (recomputation must help).
+/// the devices per micro-batch, the least whose best partition recomputes
+/// nothing, else the least with a partition, else the largest.
 llvm::Expected<int64_t> microBatchesFor(const GraphAtMicroBatches &graphAt,
                                         int64_t first, int64_t batch,
                                         unsigned stages,
@@ -296,21 +294,24 @@ llvm::Expected<int64_t> microBatchesFor(const GraphAtMicroBatches &graphAt,
   if (!program)
     return program.takeError();
   ProgramStageCosts costs(*program, spec, eval);
-  // Stage times and activations scale with the micro-batch: the table at
-  // `first` serves every count.
-  int64_t best = counts.back();
-  double bestSeconds = std::numeric_limits<double>::infinity();
+  // Activations scale with the micro-batch: the table at `first` serves
+  // every count. Each micro-batch adds costs the table does not see
+  // (latencies, per-micro-batch syncs and gathers), so the least count
+  // whose partition keeps every activation wins, else the least with a
+  // partition at all.
+  std::optional<int64_t> any;
   for (int64_t m : counts) {
-    double scale = double(first) / double(m);
-    costs.activationShare = scale;
+    costs.activationShare = double(first) / double(m);
     costs.samples = batch / m;
-    if (auto p = chooseStages(costs, stages, m))
-      if (p->pipelineSeconds(m) * scale < bestSeconds * (1 - 1e-9)) {
-        bestSeconds = p->pipelineSeconds(m) * scale;
-        best = m;
-      }
+    auto p = chooseStages(costs, stages, m);
+    if (!p)
+      continue;
+    if (llvm::none_of(p->recompute, [](bool r) { return r; }))
+      return m;
+    if (!any)
+      any = m;
   }
-  return best;
+  return any ? *any : counts.back();
 }
 
 } // namespace

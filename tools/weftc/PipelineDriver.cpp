@@ -162,8 +162,9 @@ llvm::Error weft::pipelineAndWrite(const SynthFlags &flags,
   const PlanEstimate &estimate = chosen->estimate;
   bool pipelined = spmd::isPipelined(*plan);
   if (flags.explain) {
-    if (pipelined)
-      printStages(*result, estimate, in.spec, os);
+    // The synthesised plan's stages, also when a baseline is written.
+    if (result->stages > 1)
+      printStages(*result, own, in.spec, os);
     printExplain(*plan, estimate, os);
   }
   if (auto err = writePlanFiles(outDir, *plan, in.spec, estimate, context))
