@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Scheduler benchmarks of issue 5 (numbers in docs/benchmarks.md):
+# Scheduler benchmarks of issues 5 and 29 (numbers in docs/benchmarks.md):
 #  1. Gavel's set-up: gavel-108, Gavel's continuous generator at several
 #     arrival rates, jobs 4000-5000 measured, every policy;
 #  2. speed: 10,000 jobs on alibaba-2023 (6212 GPUs) with fifo and hadar, and
@@ -8,13 +8,15 @@
 # Usage: bench/sched_bench.sh [BUILD_DIR] [OUT_DIR]   (env RATES="1 2 3")
 set -euo pipefail
 cd "$(dirname "$0")/.."
-BUILD=${1:-build-sched}
+BUILD=${1:-build}
 OUT=${2:-$BUILD/bench-sched}
 SCHED=$BUILD/bin/weft-sched
 TABLE=data/gavel/simulation_throughputs.json
 RATES=${RATES:-"1 2 3"}
-POLICIES=fifo,maxmin-agnostic,gavel-maxmin,gavel-throughput,hadar,hadar-fork,crius,rubick
+POLICIES=fifo,maxmin-agnostic,gavel-maxmin,gavel-throughput,hadar,hadar-fork,crius,rubick,weft
 mkdir -p "$OUT"
+echo "machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), load $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "date: $(date -u '+%Y-%m-%d %H:%M UTC'), commit $(git rev-parse --short HEAD)"
 
 for rate in $RATES; do
   echo "== gavel-108, rate $rate jobs/h"
