@@ -6,8 +6,9 @@
 // counts are the oracle's best for the Cell). On arrivals, completions and
 // failures:
 //  1. in order of deadline, then smallest served fraction, each job gets
-//     the Cell with the best normalised rate per GPU among those with room
-//     (sizes scale/2 to 2 scale; ties to fewer GPUs; its current Cell
+//     crius's most efficient GPU count (best normalised rate per GPU on one
+//     type, sizes scale/2 to 2 scale, ties to fewer GPUs) on the fastest
+//     Cell of that size with room, of one type or two (its current Cell
 //     favoured by 5 %, avoiding a restart);
 //  2. spare GPUs go, one upgrade at a time, to the Cell change with the
 //     largest gain in normalised rate per extra GPU (lazy greedy), which may
@@ -65,8 +66,25 @@ public:
       }
       return true;
     };
-    // 1. The most efficient Cell with room.
+    // 1. As crius: the GPU count with the best normalised rate per GPU on
+    // any one type that could hold it (ties to fewer GPUs); then, among the
+    // Cells of that many GPUs with room, one type or two, the fastest
+    // (its current Cell favoured by 5 %, avoiding a restart).
     for (unsigned i : order) {
+      unsigned count = 0;
+      double bestPerGpu = 0;
+      for (const Choice &c : candidates[i]) {
+        if (c.parts.size() != 1 || in.capacity[c.parts[0].first] < c.gpus())
+          continue;
+        double perGpu = c.norm / c.gpus();
+        if (perGpu > bestPerGpu * (1 + 1e-9) ||
+            (perGpu >= bestPerGpu * (1 - 1e-9) && c.gpus() < count)) {
+          bestPerGpu = perGpu;
+          count = c.gpus();
+        }
+      }
+      if (!count)
+        continue;
       CellParts current;
       for (const Part &p : in.active[i].current)
         current.emplace_back(p.type, p.count);
@@ -74,15 +92,10 @@ public:
       const Choice *best = nullptr;
       double bestScore = 0;
       for (const Choice &c : candidates[i]) {
-        if (c.norm <= 0 || !fits(c.parts, {}))
+        if (c.gpus() != count || c.norm <= 0 || !fits(c.parts, {}))
           continue;
-        double score = c.norm / c.gpus();
-        if (c.parts == current)
-          score *= 1.05; // Staying put avoids a restart.
-        bool better =
-            !best || score > bestScore * (1 + 1e-9) ||
-            (score >= bestScore * (1 - 1e-9) && c.gpus() < best->gpus());
-        if (better) {
+        double score = c.norm * (c.parts == current ? 1.05 : 1.0);
+        if (score > bestScore) {
           bestScore = score;
           best = &c;
         }
