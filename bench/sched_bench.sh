@@ -15,12 +15,19 @@ TABLE=data/gavel/simulation_throughputs.json
 RATES=${RATES:-"1 2 3"}
 POLICIES=fifo,maxmin-agnostic,gavel-maxmin,gavel-throughput,hadar,hadar-fork,crius,rubick,weft
 mkdir -p "$OUT"
+# Prints each simulation's command line before running it.
+show() {
+  local args=("$@") i=0
+  while [ "${args[$i]}" != "$SCHED" ]; do i=$((i + 1)); done
+  echo "+ ${args[*]:$i}"
+  "$@"
+}
 echo "machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), load $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "date: $(date -u '+%Y-%m-%d %H:%M UTC'), commit $(git rev-parse --short HEAD)"
 
 for rate in $RATES; do
   echo "== gavel-108, rate $rate jobs/h"
-  /usr/bin/time -f "wall %e s, peak RSS %M KB" "$SCHED" \
+  show /usr/bin/time -f "wall %e s, peak RSS %M KB" "$SCHED" \
     --cluster examples/clusters/gavel-108.yaml \
     --workload "gavel:rate=$rate,jobs=6000,seed=0,window=4000-5000" \
     --oracle "table:$TABLE" --policy "$POLICIES" \
@@ -28,14 +35,14 @@ for rate in $RATES; do
 done
 
 echo "== alibaba-2023, 10000 jobs, fifo + hadar"
-/usr/bin/time -f "wall %e s, peak RSS %M KB" "$SCHED" \
+show /usr/bin/time -f "wall %e s, peak RSS %M KB" "$SCHED" \
   --cluster examples/clusters/alibaba-2023.yaml \
   --workload gavel:rate=1000,jobs=10000,seed=0 \
   --oracle "table:$TABLE" --policy fifo,hadar \
   --report "$OUT/alibaba-fast" | tee "$OUT/alibaba-fast.txt"
 
 echo "== alibaba-2023, 10000 jobs, gavel-maxmin"
-/usr/bin/time -f "wall %e s, peak RSS %M KB" "$SCHED" \
+show /usr/bin/time -f "wall %e s, peak RSS %M KB" "$SCHED" \
   --cluster examples/clusters/alibaba-2023.yaml \
   --workload gavel:rate=1000,jobs=10000,seed=0 \
   --oracle "table:$TABLE" --policy gavel-maxmin \
@@ -43,7 +50,7 @@ echo "== alibaba-2023, 10000 jobs, gavel-maxmin"
 
 for net in fair crux; do
   echo "== mixed-256, network $net"
-  "$SCHED" --cluster examples/clusters/mixed-256.yaml \
+  show "$SCHED" --cluster examples/clusters/mixed-256.yaml \
     --workload gavel:rate=100,jobs=1000,seed=0 \
     --oracle "table:$TABLE" --policy fifo,gavel-maxmin,hadar --network "$net" \
     --report "$OUT/network-$net" | tee "$OUT/network-$net.txt"

@@ -17,6 +17,7 @@ POLICIES=${POLICIES:-"fifo hadar gavel-maxmin"}
 mkdir -p "$OUT"
 echo "machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')"
 echo "date: $(date -u '+%Y-%m-%d %H:%M UTC'), commit $(git rev-parse --short HEAD)"
+echo "command: $SCHED --cluster examples/clusters/alibaba-2023.yaml --workload gavel:rate=N/10,jobs=N,seed=0 --oracle table:$TABLE --policy P --report DIR"
 : > "$OUT/times.tsv"
 for n in $JOBS; do
   rate=$((n / 10))
@@ -40,8 +41,9 @@ cpu = collections.defaultdict(dict)
 for p, n, user, sys_, wall, rss, load in rows:
     cpu[p][int(n)] = float(user) + float(sys_)
 sizes = sorted({int(r[1]) for r in rows})
-cpu["all three"] = {n: sum(cpu[p][n] for p in list(cpu) if p != "all three")
-                    for n in sizes}
+policies = list(cpu)
+total = "all (" + " + ".join(policies) + ")"
+cpu[total] = {n: sum(cpu[p][n] for p in policies) for n in sizes}
 def exponent(series):
     xs = [math.log(n) for n in sizes]
     ys = [math.log(max(series[n], 1e-3)) for n in sizes]
@@ -64,7 +66,8 @@ for p, series in cpu.items():
         cells.append(cell)
     print(f"| {p} | " + " | ".join(cells) + f" | {exponent(series):.2f} |")
 largest = sizes[-1]
-total = cpu["all three"][largest]
-print(f"\nGoal ({largest:,} jobs, all three <= 60 CPU s): "
-      f"{'met' if total <= 60 else 'missed'} ({total:.1f} s)")
+seconds = cpu[total][largest]
+print(f"\nGoal ({largest:,} jobs, fifo + hadar + gavel-maxmin <= 60 CPU s): "
+      f"{'met' if seconds <= 60 else 'missed'} ({seconds:.1f} s for "
+      f"{' + '.join(policies)})")
 EOF
