@@ -273,8 +273,10 @@ llvm::Expected<Attempt> pipelined(mlir::ModuleOp graph, unsigned stages,
 
 /// The micro-batch count of S stages when none is given: among `first`
 /// and its doublings that split the batch with at least a stage's share of
-/// the devices per micro-batch, the least whose best partition recomputes
-/// nothing, else the least with a partition, else the largest.
+/// the devices per micro-batch, the one whose best partition has the least
+/// estimated pipeline time (activations and stage times shrink with the
+/// micro-batch, the bubble with the count; what each micro-batch costs
+/// beyond its share is not in the estimate); else the largest.
 llvm::Expected<int64_t> microBatchesFor(const GraphAtMicroBatches &graphAt,
                                         int64_t first, int64_t batch,
                                         unsigned stages,
@@ -294,24 +296,21 @@ llvm::Expected<int64_t> microBatchesFor(const GraphAtMicroBatches &graphAt,
   if (!program)
     return program.takeError();
   ProgramStageCosts costs(*program, spec, eval);
-  // Activations scale with the micro-batch: the table at `first` serves
-  // every count. Each micro-batch adds costs the table does not see
-  // (latencies, per-micro-batch syncs and gathers), so the least count
-  // whose partition keeps every activation wins, else the least with a
-  // partition at all.
-  std::optional<int64_t> any;
+  // Stage times and activations scale with the micro-batch: the table at
+  // `first` serves every count.
+  int64_t best = counts.back();
+  double bestSeconds = std::numeric_limits<double>::infinity();
   for (int64_t m : counts) {
-    costs.activationShare = double(first) / double(m);
+    double scale = double(first) / double(m);
+    costs.activationShare = scale;
     costs.samples = batch / m;
-    auto p = chooseStages(costs, stages, m);
-    if (!p)
-      continue;
-    if (llvm::none_of(p->recompute, [](bool r) { return r; }))
-      return m;
-    if (!any)
-      any = m;
+    if (auto p = chooseStages(costs, stages, m))
+      if (p->pipelineSeconds(m) * scale < bestSeconds * (1 - 1e-9)) {
+        bestSeconds = p->pipelineSeconds(m) * scale;
+        best = m;
+      }
   }
-  return any ? *any : counts.back();
+  return best;
 }
 
 } // namespace
