@@ -2,6 +2,7 @@
 
 #include "weft/Cell/ModelSource.h"
 #include "Spmd/IR/SpmdDialect.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Builders.h"
 #include "weft/Analysis/ModelSummary.h"
 #include "weft/Import/OnnxImport.h"
@@ -135,6 +136,19 @@ ModelGraphs::open(mlir::MLIRContext &context, const JobModelSpec &spec) {
   if (!module)
     return module.takeError();
   graphs->symbolic = report.batchSymbolic;
+  if (!graphs->symbolic) {
+    // A fixed batch dim ignores the batch asked for: refuse a mismatch.
+    int64_t fixed = 0;
+    for (auto f : (*module)->getOps<mlir::func::FuncOp>())
+      if (f.getNumArguments() > 0)
+        if (auto t = f.getArgumentTypes()[0].dyn_cast<mlir::RankedTensorType>())
+          if (t.getRank() > 0)
+            fixed = t.getDimSize(0);
+    if (fixed > 0 && fixed != spec.batch)
+      return badInput("{0}: the model's batch is fixed at {1} samples (no "
+                      "symbolic batch dim), not {2}",
+                      spec.path, fixed, spec.batch);
+  }
   graphs->flops = summarizeModel(**module).trainingFlops();
   graphs->print = modelFingerprint(**module);
   graphs->graphs[1] = std::move(*module);
