@@ -22,52 +22,61 @@ double weft::linkLatency(const ClusterSpec &spec, unsigned src, unsigned dst) {
 }
 
 namespace {
-/// Bytes through each resource of a round, per direction.
-struct Loads {
-  std::vector<double> deviceOut, deviceIn, nicOut, nicIn, leafOut, leafIn;
+/// Bytes through one kind of resource, kept only for the resources a round
+/// touches: a round of T transfers costs O(T), not O(devices + nodes).
+struct SparseLoads {
+  std::vector<double> load;
+  std::vector<unsigned> touched;
 
-  explicit Loads(const ClusterSpec &spec)
-      : deviceOut(spec.numDevices()), deviceIn(spec.numDevices()),
-        nicOut(spec.numNodes()), nicIn(spec.numNodes()),
-        leafOut(spec.topology.leaves.size()),
-        leafIn(spec.topology.leaves.size()) {}
+  void add(unsigned i, double bytes) {
+    if (i >= load.size())
+      load.resize(i + 1, 0.0);
+    if (load[i] == 0)
+      touched.push_back(i);
+    load[i] += bytes;
+  }
+
+  /// Largest load / capacity over the touched resources, which are then
+  /// cleared; a loaded resource of capacity 0 (a spec without that link) is
+  /// infinitely slow.
+  template <typename Capacity> double takeWorst(Capacity capacity) {
+    double seconds = 0;
+    for (unsigned i : touched) {
+      double cap = capacity(i);
+      seconds = cap <= 0 ? std::numeric_limits<double>::infinity()
+                         : std::max(seconds, load[i] / cap);
+      load[i] = 0;
+    }
+    touched.clear();
+    return seconds;
+  }
+};
+
+/// Bytes through each resource of a round, per direction. One per thread,
+/// reused by every round (cleared as it is read).
+struct Loads {
+  SparseLoads deviceOut, deviceIn, nicOut, nicIn, leafOut, leafIn;
 };
 } // namespace
 
-/// Largest load / capacity over `loads`; a loaded resource of capacity 0
-/// (a spec without that link) is infinitely slow.
-template <typename Capacity>
-static double worst(const std::vector<double> &loads, Capacity capacity) {
-  double seconds = 0;
-  for (unsigned i = 0; i < loads.size(); ++i) {
-    if (loads[i] <= 0)
-      continue;
-    double cap = capacity(i);
-    if (cap <= 0)
-      return std::numeric_limits<double>::infinity();
-    seconds = std::max(seconds, loads[i] / cap);
-  }
-  return seconds;
-}
-
 double weft::roundBandwidthSeconds(const ClusterSpec &spec,
                                    llvm::ArrayRef<Transfer> transfers) {
-  Loads loads(spec);
+  thread_local Loads loads;
   for (const Transfer &t : transfers) {
     if (t.src == t.dst || t.bytes <= 0)
       continue;
     unsigned a = spec.devices[t.src].node, b = spec.devices[t.dst].node;
     if (a == b) {
-      loads.deviceOut[t.src] += t.bytes;
-      loads.deviceIn[t.dst] += t.bytes;
+      loads.deviceOut.add(t.src, t.bytes);
+      loads.deviceIn.add(t.dst, t.bytes);
       continue;
     }
-    loads.nicOut[a] += t.bytes;
-    loads.nicIn[b] += t.bytes;
+    loads.nicOut.add(a, t.bytes);
+    loads.nicIn.add(b, t.bytes);
     int la = spec.nodes[a].leafIndex, lb = spec.nodes[b].leafIndex;
     if (la != lb && la >= 0 && lb >= 0) {
-      loads.leafOut[la] += t.bytes;
-      loads.leafIn[lb] += t.bytes;
+      loads.leafOut.add(la, t.bytes);
+      loads.leafIn.add(lb, t.bytes);
     }
   }
   auto intra = [&](unsigned d) { return spec.nodeOf(d).intraBandwidth(); };
@@ -75,9 +84,12 @@ double weft::roundBandwidthSeconds(const ClusterSpec &spec,
   auto uplink = [&](unsigned l) {
     return spec.topology.leaves[l].uplinkBandwidth();
   };
-  return std::max({worst(loads.deviceOut, intra), worst(loads.deviceIn, intra),
-                   worst(loads.nicOut, nic), worst(loads.nicIn, nic),
-                   worst(loads.leafOut, uplink), worst(loads.leafIn, uplink)});
+  // Every list is cleared even when an earlier one is infinitely slow.
+  double seconds[] = {
+      loads.deviceOut.takeWorst(intra), loads.deviceIn.takeWorst(intra),
+      loads.nicOut.takeWorst(nic),      loads.nicIn.takeWorst(nic),
+      loads.leafOut.takeWorst(uplink),  loads.leafIn.takeWorst(uplink)};
+  return *std::max_element(std::begin(seconds), std::end(seconds));
 }
 
 double weft::roundSeconds(const ClusterSpec &spec,
