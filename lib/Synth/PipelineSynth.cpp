@@ -237,7 +237,14 @@ llvm::Expected<Attempt> pipelined(mlir::ModuleOp graph, unsigned stages,
         std::pair{true, 0.6}, std::pair{true, 0.4}}) {
     costs.memoryHeadroom = headroom;
     costs.oneTypePerStage = oneType;
-    auto partition = chooseStages(costs, stages, m);
+    // Groups of at most a quarter as many devices as a micro-batch has
+    // samples, else one per sample, else any.
+    std::optional<StagePartition> partition;
+    for (int64_t perDevice : {kSamplesPerDevice, int64_t(1), int64_t(0)}) {
+      costs.samplesPerDevice = perDevice;
+      if ((partition = chooseStages(costs, stages, m)))
+        break;
+    }
     if (!partition)
       continue;
     consumeError(std::move(last));
@@ -282,7 +289,8 @@ llvm::Expected<int64_t> microBatchesFor(const GraphAtMicroBatches &graphAt,
                                         unsigned stages,
                                         const ClusterSpec &spec,
                                         const EvalOptions &eval) {
-  int64_t least = std::max<int64_t>(1, spec.numDevices() / stages);
+  int64_t least =
+      std::max<int64_t>(1, kSamplesPerDevice * spec.numDevices() / stages);
   std::vector<int64_t> counts{first};
   while (batch % (2 * counts.back()) == 0 &&
          batch / (2 * counts.back()) >= least)

@@ -168,7 +168,7 @@ double ProgramStageCosts::recomputedSeconds(unsigned a, unsigned b, unsigned u,
 double ProgramStageCosts::secondsOf(unsigned a, unsigned b, unsigned u,
                                     unsigned v, double forwards) const {
   if ((oneTypePerStage && mixed(u, v)) ||
-      (samples > 0 && devicesOf(u, v) > samples))
+      (samples > 0 && samplesPerDevice * devicesOf(u, v) > samples))
     return std::numeric_limits<double>::infinity();
   unsigned from = boundaries[a], to = boundaries[b];
   u = nodeBounds[u];

@@ -31,6 +31,10 @@ namespace weft::synth {
 /// what the table leaves out (transient buffers, uneven shards, ZeRO-3
 /// gathers, the loss's buffers) needs the rest. A heuristic.
 constexpr double kMemoryHeadroom = 0.8;
+/// Least samples of a micro-batch per device of a group: uneven ratios
+/// between device classes need more than one sample per device to split
+/// the batch by speed. A heuristic.
+constexpr int64_t kSamplesPerDevice = 4;
 
 class ProgramStageCosts : public StageCostModel {
 public:
@@ -73,9 +77,11 @@ public:
   double memoryHeadroom = kMemoryHeadroom;
   /// Every stage's nodes of one device type (no mixed groups).
   bool oneTypePerStage = false;
-  /// Samples of a micro-batch (0: no limit): a group has at most as many
-  /// devices, so that data parallelism splits the micro-batch.
+  /// Samples of a micro-batch (0: no limit): a group has at most
+  /// 1 / samplesPerDevice as many devices, so that data parallelism
+  /// splits the micro-batch by speed.
   int64_t samples = 0;
+  int64_t samplesPerDevice = kSamplesPerDevice;
 
 private:
   const ClusterSpec &spec;
