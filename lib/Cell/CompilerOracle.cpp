@@ -48,8 +48,12 @@ CompilerOracle::parseSpec(llvm::StringRef spec) {
       options.maxStages = n;
       continue;
     }
+    if (key == "max-gpus" && !value.getAsInteger(10, n) && n >= 1) {
+      options.maxGpus = n;
+      continue;
+    }
     return badInput("--oracle compiler: unknown option '{0}' (expected "
-                    "cache=FILE or max-stages=K)",
+                    "cache=FILE, max-stages=K or max-gpus=N)",
                     field);
   }
   return options;
@@ -233,15 +237,17 @@ std::vector<unsigned> CompilerOracle::counts(llvm::StringRef jobType) const {
                   .str();
     return {};
   }
-  // 1, 2, 4, ... and each type's total, up to the largest type.
+  // 1, 2, 4, ... and each type's total, up to the largest type and to
+  // maxGpus.
   std::vector<unsigned> result;
   unsigned largest = 0;
   for (const auto &entry : devicesOf(cluster))
     largest = std::max(largest, entry.second);
+  largest = std::min(largest, options.maxGpus);
   for (unsigned c = 1; c <= largest; c *= 2)
     result.push_back(c);
   for (const auto &entry : devicesOf(cluster))
-    if (!llvm::is_contained(result, entry.second))
+    if (entry.second <= largest && !llvm::is_contained(result, entry.second))
       result.push_back(entry.second);
   llvm::sort(result);
   return result;

@@ -27,6 +27,8 @@ struct CompilerOracleOptions {
   CellOptions cell;
   /// Stage counts tried per Cell.
   unsigned maxStages = 1;
+  /// The largest Cell the oracle prices (counts() stops there).
+  unsigned maxGpus = 64;
   /// Progress lines (a Cell estimated), without a newline.
   std::function<void(llvm::StringRef)> progress;
 };
