@@ -27,13 +27,16 @@ calls cover.
 
 The samples (marked "source": "program" in the DB) replace the
 back-to-back samples of the same collective and group size within the byte
-range they cover (interpolation between them, the back-to-back samples
-outside it).
+range they cover; outside it, the back-to-back samples are scaled by the
+median ratio of in-situ to back-to-back time over the sizes measured both
+ways (combine(); the measured time stays in "back_to_back_seconds").
 """
 
 import glob
 import json
+import math
 import os
+import statistics
 import subprocess
 import tempfile
 
@@ -175,25 +178,72 @@ def profile(plan_dirs, args, log, steps=8, warmup=2, wrap=None):
     return out
 
 
+def interpolate(points, size):
+    """Log-log interpolation of sorted [(bytes, seconds)] at `size`, as
+    weft::ProfileDB interpolates (the ends held below, proportional above)."""
+    if size <= points[0][0]:
+        return points[0][1]
+    if size >= points[-1][0]:
+        return points[-1][1] * size / points[-1][0]
+    for (b0, t0), (b1, t1) in zip(points, points[1:]):
+        if b0 <= size <= b1:
+            f = math.log(size / b0) / math.log(b1 / b0) if b1 > b0 else 0.0
+            return math.exp(math.log(t0) + f * math.log(t1 / t0))
+    return points[-1][1]
+
+
+def ratios(isolated, in_situ):
+    """{(device, collective, devices): in-situ time over back-to-back time},
+    the median over the in-situ samples of that series; a series without
+    back-to-back samples is left out."""
+    series = {}
+    for s in isolated:
+        series.setdefault((s["device"], s["collective"], s["devices"]), []).append(
+            (s["bytes"], s["seconds"]))
+    found = {}
+    for s in in_situ:
+        key = (s["device"], s["collective"], s["devices"])
+        if key in series:
+            base = interpolate(sorted(series[key]), s["bytes"])
+            if base > 0:
+                found.setdefault(key, []).append(s["seconds"] / base)
+    return {k: statistics.median(v) for k, v in found.items()}
+
+
 def combine(old, in_situ):
     """`in_situ` over `old`: per (device, collective, group size), the
     back-to-back samples inside the byte range of the in-situ ones (old and
     new) are dropped, and an old in-situ sample of the same size is
-    replaced."""
+    replaced. Outside that range the back-to-back samples are scaled by the
+    series' median in-situ/back-to-back ratio (by the median over the
+    group's series for a collective not measured in situ), so a size the
+    programs did not move is not priced as if calls ran back to back."""
     fresh = {(s["device"], s["collective"], s["devices"], s["bytes"]) for s in in_situ}
     old = [s for s in old if (s["device"], s["collective"], s["devices"], s["bytes"])
            not in fresh]
     in_situ = list(in_situ) + [s for s in old if s.get("source") == "program"]
-    isolated = [s for s in old if s.get("source") != "program"]
+    # Back to back as measured (an earlier combine kept the measured time).
+    isolated = [dict(s, seconds=s.get("back_to_back_seconds", s["seconds"]))
+                for s in old if s.get("source") != "program"]
+    for s in isolated:
+        s.pop("back_to_back_seconds", None)
     ranges = {}
     for s in in_situ:
         key = (s["device"], s["collective"], s["devices"])
         lo, hi = ranges.get(key, (s["bytes"], s["bytes"]))
         ranges[key] = (min(lo, s["bytes"]), max(hi, s["bytes"]))
+    scale = ratios(isolated, in_situ)
+    by_group = {}
+    for (device, _, devices), r in scale.items():
+        by_group.setdefault((device, devices), []).append(r)
     kept = []
     for s in isolated:
-        r = ranges.get((s["device"], s["collective"], s["devices"]))
+        key = (s["device"], s["collective"], s["devices"])
+        r = ranges.get(key)
         if r and r[0] <= s["bytes"] <= r[1]:
             continue
-        kept.append(s)
+        group = by_group.get((s["device"], s["devices"]))
+        factor = scale.get(key, statistics.median(group) if group else 1.0)
+        kept.append(dict(s, seconds=s["seconds"] * factor,
+                         back_to_back_seconds=s["seconds"]) if factor != 1.0 else s)
     return kept + list(in_situ)

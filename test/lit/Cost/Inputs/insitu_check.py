@@ -48,5 +48,17 @@ new = [{"device": "d", "collective": "all_reduce", "devices": 2, "bytes": b,
         "seconds": 2.0, "source": "program"} for b in (64.0, 1024.0, 4096.0)]
 out = P.combine(iso + [old_situ], new)
 got = sorted((s["bytes"], s["seconds"]) for s in out)
-assert got == [(16.0, 1.0), (64.0, 2.0), (1024.0, 2.0), (4096.0, 2.0), (65536.0, 1.0)], got
+# In range: the in-situ samples; outside: back-to-back ones times the
+# median in-situ/back-to-back ratio (2 here).
+assert got == [(16.0, 2.0), (64.0, 2.0), (1024.0, 2.0), (4096.0, 2.0), (65536.0, 2.0)], got
 print("combine: in-situ samples replace back-to-back ones in their range")
+# A collective the programs did not call takes its group's median ratio.
+gather = [dict(s, collective="all_gather") for s in iso]
+out = P.combine(iso + gather, new)
+got = sorted((s["bytes"], s["seconds"]) for s in out if s["collective"] == "all_gather")
+assert got == [(16.0, 2.0), (256.0, 2.0), (4096.0, 2.0), (65536.0, 2.0)], got
+# Combining again scales the measured times, not the scaled ones.
+again = P.combine(out, new)
+got = sorted((s["bytes"], s["seconds"]) for s in again if s["collective"] == "all_gather")
+assert got == [(16.0, 2.0), (256.0, 2.0), (4096.0, 2.0), (65536.0, 2.0)], got
+print("combine: outside the range, back-to-back samples scaled by the in-situ ratio")
