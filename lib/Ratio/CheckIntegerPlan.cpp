@@ -12,6 +12,7 @@
 #include "weft/Support/Units.h"
 #include <algorithm>
 #include <cmath>
+#include <map>
 
 using namespace weft;
 using namespace weft::ratio;
@@ -53,7 +54,19 @@ static llvm::Error checkSegment(const RatioProblem &p, const IntegerPlan &plan,
   std::string where = "segment '" + seg.name + "'";
   for (unsigned c = 0; c < p.classes.size(); ++c) {
     const std::vector<int64_t> &sizes = plan.sizes[s][c];
+    // Each distinct size once, in order of its first device, with how many
+    // devices hold it: the devices of a class hold one or two sizes, and a
+    // formula per device made this check the longest part of integer sizes
+    // on clusters of thousands of devices.
+    std::vector<std::pair<unsigned, int64_t>> distinct; // (first device, n)
+    std::map<int64_t, unsigned> slot;
     for (unsigned i = 0; i < sizes.size(); ++i) {
+      auto [it, inserted] = slot.try_emplace(sizes[i], distinct.size());
+      if (inserted)
+        distinct.push_back({i, 0});
+      ++distinct[it->second].second;
+    }
+    for (auto [i, devices] : distinct) {
       z3::expr size = ctx.int_val(sizes[i]);
       std::string device = "device " + std::to_string(i) + " of class '" +
                            p.classes[c].name + "'";
@@ -65,7 +78,7 @@ static llvm::Error checkSegment(const RatioProblem &p, const IntegerPlan &plan,
                         std::to_string(sizes[i]) +
                         " elements, not a multiple of the alignment " +
                         std::to_string(unit));
-      sum = sum + size;
+      sum = sum + ctx.int_val(devices) * size;
     }
     auto [lo, hi] = std::minmax_element(sizes.begin(), sizes.end());
     if (!holds(ctx.int_val(*hi) - ctx.int_val(*lo) <= unitExpr))
