@@ -19,6 +19,7 @@
 #include "weft/Support/Error.h"
 #include "llvm/ADT/StringMap.h"
 #include <cmath>
+#include <limits>
 #include <utility>
 
 using namespace weft;
@@ -85,6 +86,8 @@ private:
   double pending = 0;
   /// Per epigraph, the largest rounding error of its pieces.
   std::vector<double> epigraphErrors;
+  /// Per class, one node of each shape (RatioProblem::distinctNodesByClass).
+  std::vector<llvm::SmallVector<unsigned, 2>> nodeShapes;
   llvm::StringMap<unsigned> maxColumns;
   std::vector<z3::expr> epigraphs;
 };
@@ -94,6 +97,11 @@ void IntegerModel::chooseQuantum() {
   // Times become integers in units of a power of two 2^-40 below the largest
   // magnitude: Z3's exact arithmetic stays on short numbers.
   double largest = 0;
+  // bytes / NIC bandwidth is largest at the slowest NIC.
+  double slowestNic = std::numeric_limits<double>::infinity();
+  for (const Node &node : p.nodes)
+    slowestNic = std::min(slowestNic, node.nicBandwidth);
+  double devicesAndOne = p.numDevices() + 1;
   auto see = [&](const LinearCost &cost, double scale) {
     largest = std::max(largest, std::abs(scale * cost.constant));
     for (const RatioTerm &t : cost.terms)
@@ -108,9 +116,8 @@ void IntegerModel::chooseQuantum() {
           for (const LinearCost &piece : m.pieces)
             see(piece, m.scale);
       for (const NicLoad &load : cost.nicLoads)
-        for (const Node &node : p.nodes)
-          largest = std::max(largest, load.bytes / node.nicBandwidth *
-                                          (p.numDevices() + 1));
+        if (!p.nodes.empty())
+          largest = std::max(largest, load.bytes / slowestNic * devicesAndOne);
     }
   if (largest > 0)
     quantum = std::ldexp(1.0, std::ilogb(largest) - 20);
@@ -231,7 +238,8 @@ void IntegerModel::addStep(unsigned distinct, const Step &step,
       commError = std::max(commError, commBase);
       continue;
     }
-    for (unsigned n : p.nodesOfClass(c)) {
+    // Nodes of one shape would add the same row.
+    for (unsigned n : nodeShapes[c]) {
       const Node &node = p.nodes[n];
       z3::expr row = comm;
       for (const NicLoad &load : cost.nicLoads) {
@@ -253,6 +261,7 @@ void IntegerModel::addStep(unsigned distinct, const Step &step,
 void IntegerModel::build() {
   chooseQuantum();
   addShareVariables();
+  nodeShapes = p.distinctNodesByClass();
   CollapsedSteps steps = collapseSteps(p);
   for (unsigned d = 0; d < steps.representative.size(); ++d)
     addStep(d, p.steps[steps.representative[d]], steps.multiplicity[d]);

@@ -45,6 +45,8 @@ StepTimes weft::ratio::evaluateSteps(const RatioProblem &problem,
                                      const Ratios &high, const Ratios &low) {
   RatioReader read{high, low};
   StepTimes times;
+  // Nodes of one shape take equal NIC times: one node of each per class.
+  auto shapes = problem.distinctNodesByClass();
   for (const Step &step : problem.steps) {
     double compute = 0, comm = 0;
     for (unsigned c = 0; c < problem.classes.size(); ++c) {
@@ -58,7 +60,7 @@ StepTimes weft::ratio::evaluateSteps(const RatioProblem &problem,
       double worstNic = 0;
       if (!cost.nicLoads.empty()) {
         worstNic = -std::numeric_limits<double>::infinity();
-        for (unsigned n : problem.nodesOfClass(c)) {
+        for (unsigned n : shapes[c]) {
           double t = 0;
           for (const NicLoad &nic : cost.nicLoads)
             t += read.nic(problem, nic, n);

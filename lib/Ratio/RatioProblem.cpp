@@ -3,6 +3,8 @@
 #include "weft/Ratio/RatioProblem.h"
 #include "weft/Support/Error.h"
 #include <cmath>
+#include <cstring>
+#include <map>
 
 using namespace weft;
 using namespace weft::ratio;
@@ -22,6 +24,29 @@ llvm::SmallVector<unsigned, 2> RatioProblem::nodesOfClass(unsigned c) const {
         result.push_back(n);
         break;
       }
+  return result;
+}
+
+std::vector<llvm::SmallVector<unsigned, 2>>
+RatioProblem::distinctNodesByClass() const {
+  std::vector<llvm::SmallVector<unsigned, 2>> result(classes.size());
+  // Shape -> first node of that shape; nodes in index order, so each class
+  // keeps nodesOfClass's order.
+  std::map<std::vector<uint64_t>, unsigned> firstOfShape;
+  for (unsigned n = 0; n < nodes.size(); ++n) {
+    std::vector<uint64_t> shape;
+    uint64_t nic;
+    std::memcpy(&nic, &nodes[n].nicBandwidth, sizeof(nic));
+    shape.push_back(nic);
+    for (const auto &[cls, devices] : nodes[n].devices)
+      shape.push_back(uint64_t(cls) << 32 | devices);
+    if (!firstOfShape.try_emplace(std::move(shape), n).second)
+      continue;
+    for (const auto &[cls, devices] : nodes[n].devices)
+      if (cls < classes.size() && devices > 0 &&
+          (result[cls].empty() || result[cls].back() != n))
+        result[cls].push_back(n);
+  }
   return result;
 }
 

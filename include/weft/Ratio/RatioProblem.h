@@ -134,6 +134,11 @@ struct RatioProblem {
   /// The nodes holding devices of class `c` (all of them; empty without
   /// nodes).
   llvm::SmallVector<unsigned, 2> nodesOfClass(unsigned c) const;
+  /// Per class, nodesOfClass(c) keeping the first node of each shape (its
+  /// (class, devices) list in order and its NIC bandwidth, bit for bit):
+  /// nodes of one shape give identical NIC rows and times, so a cluster of
+  /// thousands of nodes of a few shapes prices a few nodes per class.
+  std::vector<llvm::SmallVector<unsigned, 2>> distinctNodesByClass() const;
 };
 
 /// The padded all-gather of §5: every device receives (n − 1)·max_j B_{s,j}·L
