@@ -33,8 +33,31 @@ double CollectivePricer::seconds(Collective kind,
                int(variant.uneven)};
   put(tag, sizeof(tag));
   put(&variant.bucketBytes, sizeof(double));
-  put(group.data(), group.size() * sizeof(unsigned));
-  put(bytes.data(), bytes.size() * sizeof(double));
+  // The group as runs of consecutive ids and the bytes as runs of
+  // bit-identical values, each run with its length: a collective over
+  // thousands of devices of a few classes keys in tens of bytes, not in
+  // tens of kilobytes (the encoding is one-to-one, as the raw arrays were).
+  llvm::SmallVector<unsigned, 16> runs;
+  for (unsigned i = 0; i < group.size();) {
+    unsigned j = i + 1;
+    while (j < group.size() && group[j] == group[j - 1] + 1)
+      ++j;
+    runs.append({group[i], j - i});
+    i = j;
+  }
+  unsigned numRuns = runs.size();
+  put(&numRuns, sizeof(numRuns));
+  put(runs.data(), runs.size() * sizeof(unsigned));
+  for (unsigned i = 0; i < bytes.size();) {
+    unsigned j = i + 1;
+    while (j < bytes.size() &&
+           std::memcmp(&bytes[j], &bytes[i], sizeof(double)) == 0)
+      ++j;
+    unsigned length = j - i;
+    put(&bytes[i], sizeof(double));
+    put(&length, sizeof(length));
+    i = j;
+  }
   auto [it, inserted] = memo.try_emplace(key, 0);
   if (inserted)
     it->second = compute(kind, group, bytes, variant);
