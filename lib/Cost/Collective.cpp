@@ -231,13 +231,7 @@ double weft::reduceScatterSeconds(const ClusterSpec &spec, DeviceGroup group,
 
 double weft::allToAllSeconds(const ClusterSpec &spec, DeviceGroup group,
                              llvm::ArrayRef<double> sendBytes) {
-  unsigned n = group.size();
-  std::vector<Transfer> round;
-  for (unsigned i = 0; i < n; ++i)
-    for (unsigned j = 0; j < n; ++j)
-      if (i != j)
-        round.push_back({group[i], group[j], sendBytes[i] / n});
-  return roundSeconds(spec, round);
+  return allPairsRoundSeconds(spec, group, sendBytes);
 }
 
 double weft::broadcastSeconds(const ClusterSpec &spec, DeviceGroup group,

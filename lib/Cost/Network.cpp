@@ -59,17 +59,19 @@ struct Loads {
 };
 } // namespace
 
-double weft::roundBandwidthSeconds(const ClusterSpec &spec,
-                                   llvm::ArrayRef<Transfer> transfers) {
+/// roundBandwidthSeconds over the transfers `forEach` enumerates (it calls
+/// its argument with each Transfer in order).
+template <typename ForEach>
+static double bandwidthSeconds(const ClusterSpec &spec, ForEach forEach) {
   thread_local Loads loads;
-  for (const Transfer &t : transfers) {
+  forEach([&](const Transfer &t) {
     if (t.src == t.dst || t.bytes <= 0)
-      continue;
+      return;
     unsigned a = spec.devices[t.src].node, b = spec.devices[t.dst].node;
     if (a == b) {
       loads.deviceOut.add(t.src, t.bytes);
       loads.deviceIn.add(t.dst, t.bytes);
-      continue;
+      return;
     }
     loads.nicOut.add(a, t.bytes);
     loads.nicIn.add(b, t.bytes);
@@ -78,7 +80,7 @@ double weft::roundBandwidthSeconds(const ClusterSpec &spec,
       loads.leafOut.add(la, t.bytes);
       loads.leafIn.add(lb, t.bytes);
     }
-  }
+  });
   auto intra = [&](unsigned d) { return spec.nodeOf(d).intraBandwidth(); };
   auto nic = [&](unsigned n) { return spec.nodes[n].nicBandwidth(); };
   auto uplink = [&](unsigned l) {
@@ -90,6 +92,35 @@ double weft::roundBandwidthSeconds(const ClusterSpec &spec,
       loads.nicOut.takeWorst(nic),      loads.nicIn.takeWorst(nic),
       loads.leafOut.takeWorst(uplink),  loads.leafIn.takeWorst(uplink)};
   return *std::max_element(std::begin(seconds), std::end(seconds));
+}
+
+double weft::roundBandwidthSeconds(const ClusterSpec &spec,
+                                   llvm::ArrayRef<Transfer> transfers) {
+  return bandwidthSeconds(spec, [&](auto &&visit) {
+    for (const Transfer &t : transfers)
+      visit(t);
+  });
+}
+
+double weft::allPairsRoundSeconds(const ClusterSpec &spec,
+                                  llvm::ArrayRef<unsigned> group,
+                                  llvm::ArrayRef<double> sendBytes) {
+  // roundSeconds of the transfers {group[i] -> group[j], sendBytes[i] / n}
+  // for i != j in (i, j) order, enumerated twice instead of stored: n² of
+  // them are gigabytes on a cluster of thousands of devices.
+  unsigned n = group.size();
+  auto forEach = [&](auto &&visit) {
+    for (unsigned i = 0; i < n; ++i)
+      for (unsigned j = 0; j < n; ++j)
+        if (i != j)
+          visit(Transfer{group[i], group[j], sendBytes[i] / n});
+  };
+  double latency = 0;
+  forEach([&](const Transfer &t) {
+    if (t.src != t.dst && t.bytes > 0)
+      latency = std::max(latency, linkLatency(spec, t.src, t.dst));
+  });
+  return latency + bandwidthSeconds(spec, forEach);
 }
 
 double weft::roundSeconds(const ClusterSpec &spec,

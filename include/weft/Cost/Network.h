@@ -35,6 +35,13 @@ double linkLatency(const ClusterSpec &spec, unsigned src, unsigned dst);
 double roundBandwidthSeconds(const ClusterSpec &spec,
                              llvm::ArrayRef<Transfer> transfers);
 
+/// roundSeconds of the round where every member group[i] sends
+/// sendBytes[i] / n to every other member (an all-to-all), without storing
+/// its n² transfers.
+double allPairsRoundSeconds(const ClusterSpec &spec,
+                            llvm::ArrayRef<unsigned> group,
+                            llvm::ArrayRef<double> sendBytes);
+
 /// Seconds of one round: max latency + roundBandwidthSeconds.
 double roundSeconds(const ClusterSpec &spec,
                     llvm::ArrayRef<Transfer> transfers);
