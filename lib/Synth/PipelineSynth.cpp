@@ -323,6 +323,43 @@ llvm::Expected<int64_t> microBatchesFor(const GraphAtMicroBatches &graphAt,
 
 } // namespace
 
+llvm::Expected<std::optional<PipelineSketch>>
+weft::sketchPipeline(mlir::ModuleOp graph, const ClusterSpec &spec,
+                     unsigned stages, int64_t microBatches, int64_t globalBatch,
+                     const EvalOptions &eval) {
+  auto program = StageProgram::of(graph);
+  if (!program)
+    return program.takeError();
+  ProgramStageCosts costs(*program, spec, eval);
+  costs.samples = microBatches > 0 ? globalBatch / microBatches : 0;
+  if (stages == 0 || stages > costs.numCuts() || stages > costs.numNodes())
+    return badInput("{0} stages: the program has {1} cut ranges and the "
+                    "cluster {2} node groups",
+                    stages, costs.numCuts(), costs.numNodes());
+  std::optional<StagePartition> partition;
+  for (int64_t perDevice : {kSamplesPerDevice, int64_t(1), int64_t(0)}) {
+    costs.samplesPerDevice = perDevice;
+    if ((partition = chooseStages(costs, stages, microBatches)))
+      break;
+  }
+  if (!partition)
+    return std::optional<PipelineSketch>();
+  PipelineSketch out;
+  out.pipelineSeconds = partition->pipelineSeconds(microBatches);
+  for (unsigned s = 0; s < stages; ++s) {
+    PipelineStageInfo info;
+    info.firstOp = costs.position(partition->cuts[s]);
+    info.endOp = costs.position(partition->cuts[s + 1]);
+    info.cutAfter = locationOf(program->ops()[info.endOp - 1]);
+    for (unsigned n = costs.node(partition->nodes[s]);
+         n < costs.node(partition->nodes[s + 1]); ++n)
+      info.nodes.push_back(n);
+    info.estimatedSeconds = partition->stageSeconds[s];
+    out.stages.push_back(std::move(info));
+  }
+  return std::optional<PipelineSketch>(std::move(out));
+}
+
 llvm::Expected<PipelineResult>
 weft::synthesizePipeline(const GraphAtMicroBatches &graphAt,
                          int64_t globalBatch, const ClusterSpec &spec,

@@ -17,6 +17,7 @@
 
 #include "weft/Synth/Synthesize.h"
 #include <functional>
+#include <optional>
 
 namespace weft {
 
@@ -74,6 +75,24 @@ struct PipelineResult {
   std::vector<PipelineTrial> trials;
   double wallSeconds = 0;
 };
+
+/// The cut table's view of S stages without synthesising them (a fast
+/// price for callers comparing many clusters or stage counts): the
+/// dynamic program's partition of `graph` (one micro-batch of
+/// `globalBatch` / `microBatches`) on `spec`, its pipeline seconds
+/// (Σ stages and links + (M − 1) · slowest; compute at perfect data
+/// parallelism, no communication within a stage, no once-per-step tail:
+/// an estimate below what synthesis reaches) and its stages. None when no
+/// partition fits. Errors: bad input (more stages than nodes or cut
+/// points, no @main).
+struct PipelineSketch {
+  double pipelineSeconds = 0;
+  std::vector<PipelineStageInfo> stages;
+};
+llvm::Expected<std::optional<PipelineSketch>>
+sketchPipeline(mlir::ModuleOp graph, const ClusterSpec &spec, unsigned stages,
+               int64_t microBatches, int64_t globalBatch,
+               const EvalOptions &eval);
 
 /// The graph program of one micro-batch when a step runs as `m`
 /// micro-batches (the model imported at batch / m).

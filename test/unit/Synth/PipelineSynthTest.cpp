@@ -258,6 +258,25 @@ TEST(PipelineSynthTest, AutoIsNeverWorseThanOneStage) {
   EXPECT_LE(result->estimate.stepSeconds, result->trials[0].stepSeconds);
 }
 
+TEST(PipelineSynthTest, SketchWithoutSynthesis) {
+  mlir::MLIRContext ctx;
+  ClusterSpec spec = cluster(2, 2);
+  ParsedSpace parsed = parseSpace(ctx, repeatedBlocks(4), spec);
+  ASSERT_TRUE(parsed.graph) << parsed.error;
+  auto sketch = sketchPipeline(*parsed.graph, spec, 2, 2, 16, EvalOptions());
+  ASSERT_TRUE(bool(sketch)) << llvm::toString(sketch.takeError());
+  ASSERT_TRUE(sketch->has_value());
+  const PipelineSketch &p = **sketch;
+  ASSERT_EQ(p.stages.size(), 2u);
+  EXPECT_EQ(p.stages[0].firstOp, 0u);
+  EXPECT_EQ(p.stages[0].endOp, p.stages[1].firstOp);
+  EXPECT_EQ(p.stages[1].endOp, 21u);
+  EXPECT_GT(p.pipelineSeconds, 0);
+  auto three = sketchPipeline(*parsed.graph, spec, 3, 2, 16, EvalOptions());
+  ASSERT_FALSE(bool(three));
+  llvm::consumeError(three.takeError());
+}
+
 TEST(PipelineSynthTest, MoreStagesThanNodesIsBadInput) {
   mlir::MLIRContext ctx;
   ClusterSpec spec = cluster(2, 2);
