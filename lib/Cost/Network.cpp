@@ -2,6 +2,7 @@
 //--------------------------===//
 
 #include "weft/Cost/Network.h"
+#include "AllPairsRound.h"
 #include <algorithm>
 #include <limits>
 #include <vector>
@@ -106,8 +107,11 @@ double weft::allPairsRoundSeconds(const ClusterSpec &spec,
                                   llvm::ArrayRef<unsigned> group,
                                   llvm::ArrayRef<double> sendBytes) {
   // roundSeconds of the transfers {group[i] -> group[j], sendBytes[i] / n}
-  // for i != j in (i, j) order, enumerated twice instead of stored: n² of
-  // them are gigabytes on a cluster of thousands of devices.
+  // for i != j in (i, j) order: per node (AllPairsRound.cpp), or else
+  // enumerated twice instead of stored (n² of them are gigabytes on a
+  // cluster of thousands of devices).
+  if (auto seconds = allPairsRoundByNode(spec, group, sendBytes))
+    return *seconds;
   unsigned n = group.size();
   auto forEach = [&](auto &&visit) {
     for (unsigned i = 0; i < n; ++i)
