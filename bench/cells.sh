@@ -7,10 +7,15 @@
 #  2. the mixed zoo workload (data/workloads/mixed-zoo.csv: BERT, GPT, ViT,
 #     VGG, MoE jobs of several sizes) with weft-sched --oracle compiler on
 #     mixed-a100-v100-t4 for weft, crius, gavel-maxmin, hadar-fork and fifo,
-#     first with an empty oracle cache (cold), then again (warm).
+#     first with an empty oracle cache (cold), then again (warm);
+#  3. "heavy": 96 jobs at 12 jobs/h (bench/mixed_workload.py --rate 12),
+#     same cluster and policies, with the cache of step 2;
+#  4. "large": the same 48 jobs with steps (mixed-zoo-steps.csv) on
+#     alibaba-2023 (6,212 GPUs), Cells up to 16 GPUs, cold then warm.
 # Step and iteration times are estimates of the cost model; wall times are
 # measured on this machine.
-# Usage: bench/cells.sh [BUILD_DIR] [OUT_DIR]   (env COMPARE=12, SKIP="rate sched")
+# Usage: bench/cells.sh [BUILD_DIR] [OUT_DIR]
+#        (env COMPARE=12, SKIP="rate sched heavy large")
 set -euo pipefail
 cd "$(dirname "$0")/.."
 BUILD=${1:-build}
@@ -37,5 +42,24 @@ if [[ " $SKIP " != *" sched "* ]]; then
       --cluster "$CLUSTER" --trace data/workloads/mixed-zoo.csv \
       --oracle "compiler:cache=$OUT/oracle.cache" --policy "$POLICIES" \
       --report "$OUT/sched-$run" 2>&1 | grep -v '^\s*$' | tee "$OUT/sched-$run.txt"
+  done
+fi
+
+if [[ " $SKIP " != *" heavy "* ]]; then
+  echo "== 96 jobs at 12 jobs/h on mixed-a100-v100-t4"
+  python3 bench/mixed_workload.py --jobs 96 --rate 12 --seed 1 -o "$OUT/mixed-heavy.csv"
+  "$BUILD/bin/weft-sched" --cluster "$CLUSTER" --trace "$OUT/mixed-heavy.csv" \
+    --oracle "compiler:cache=$OUT/oracle.cache" --policy weft,crius,gavel-maxmin,hadar-fork,fifo \
+    2>&1 | grep -v '^\s*$' | tee "$OUT/sched-heavy.txt"
+fi
+
+if [[ " $SKIP " != *" large "* ]]; then
+  rm -f "$OUT/oracle-large.cache"
+  for run in cold warm; do
+    echo "== mixed zoo jobs on alibaba-2023, Cells up to 16 GPUs, $run oracle cache"
+    /usr/bin/time -f "wall %e s, peak RSS %M KB" "$BUILD/bin/weft-sched" \
+      --cluster examples/clusters/alibaba-2023.yaml --trace data/workloads/mixed-zoo-steps.csv \
+      --oracle "compiler:cache=$OUT/oracle-large.cache:max-gpus=16" \
+      --policy weft,crius,gavel-maxmin,hadar-fork,fifo 2>&1 | grep -v '^\s*$' | tee "$OUT/sched-large-$run.txt"
   done
 fi
