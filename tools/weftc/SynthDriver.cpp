@@ -53,8 +53,8 @@ SynthFlags::SynthFlags(cl::OptionCategory &category)
                    "micro-batches and one optimizer step. auto (default): "
                    "1, and when no plan fits memory 2, 4, 8, ... (needs a "
                    "symbolic batch dim). With --stages S > 1: the "
-                   "pipeline's micro-batch count M (auto: the largest "
-                   "count up to 4 S that divides the batch)"),
+                   "pipeline's micro-batch count M (auto: 4 S or a "
+                   "doubling of it, by the stage table's estimate)"),
           cl::value_desc("N|auto"), cl::init("auto"), cl::cat(category)),
       stages("stages",
              cl::desc("Pipeline stages (docs/Pipeline.md): N cuts the "
