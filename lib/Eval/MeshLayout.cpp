@@ -67,10 +67,20 @@ llvm::Expected<MeshLayout> MeshLayout::get(mlir::ModuleOp module,
   layout.axisSizes.push_back(numNodes);
   for (int64_t f : mesh.getLocal().asArrayRef())
     layout.axisSizes.push_back(f);
+  // The class of each mesh node in one pass (the first class listing it,
+  // as MeshAttr::getClassIndexOfNode, which scans the classes per node).
+  std::vector<int64_t> classOfNode(numNodes, -1);
+  for (auto [i, a] : llvm::enumerate(mesh.getClasses()))
+    for (int64_t n : a.cast<DeviceClassAttr>().getNodes().asArrayRef())
+      if (n >= 0 && n < numNodes && classOfNode[n] < 0)
+        classOfNode[n] = i;
   for (int64_t n = 0; n < numNodes; ++n) {
     auto [clusterNode, firstRank] = placement[n];
     const Node &node = spec.nodes[clusterNode];
-    DeviceClassAttr cls = mesh.getClassOfNode(n);
+    int64_t classIndex = classOfNode[n];
+    DeviceClassAttr cls =
+        classIndex < 0 ? DeviceClassAttr()
+                       : mesh.getClasses()[classIndex].cast<DeviceClassAttr>();
     if (int64_t(node.numDevices) < perNode)
       return badInput("mesh node {0} has {1} devices but cluster node '{2}' "
                       "has {3}",
@@ -88,7 +98,7 @@ llvm::Expected<MeshLayout> MeshLayout::get(mlir::ModuleOp module,
       }
       layout.coords.push_back(c);
       layout.toCluster.push_back(node.firstDevice + firstRank + l);
-      layout.classOf.push_back(mesh.getClassIndexOfNode(n));
+      layout.classOf.push_back(classIndex);
     }
   }
   layout.numDevices_ = layout.coords.size();

@@ -7,13 +7,24 @@
 using namespace weft;
 using namespace weft::spmd;
 
+std::vector<int64_t> spmd::classIndexOfNodes(MeshAttr mesh) {
+  std::vector<int64_t> out(mesh.getNumNodes(), -1);
+  // The first class listing a node, as getClassIndexOfNode.
+  for (auto [i, a] : llvm::enumerate(mesh.getClasses()))
+    for (int64_t n : a.cast<DeviceClassAttr>().getNodes().asArrayRef())
+      if (n >= 0 && n < int64_t(out.size()) && out[n] < 0)
+        out[n] = i;
+  return out;
+}
+
 MeshShape MeshShape::of(MeshAttr mesh) {
   MeshShape out;
   for (unsigned a = 0; a < mesh.getNumAxes(); ++a)
     out.axisSizes.push_back(mesh.getAxisSize(a));
   out.devicesPerClass.assign(mesh.getClasses().size(), 0);
-  for (int64_t n = 0; n < mesh.getNumNodes(); ++n) {
-    int64_t cls = std::max<int64_t>(mesh.getClassIndexOfNode(n), 0);
+  std::vector<int64_t> classOfNode = classIndexOfNodes(mesh);
+  for (int64_t n = 0; n < int64_t(classOfNode.size()); ++n) {
+    int64_t cls = std::max<int64_t>(classOfNode[n], 0);
     for (int64_t l = 0; l < mesh.getDevicesPerNode(); ++l) {
       out.classOfDevice.push_back(cls);
       ++out.devicesPerClass[cls];

@@ -33,6 +33,11 @@ struct MeshShape {
   static MeshShape of(MeshAttr mesh);
 };
 
+/// The class index of each mesh node 0..getNumNodes()-1 (-1 where no class
+/// lists it): MeshAttr::getClassIndexOfNode for all nodes in one pass, not
+/// a pass over the classes per node.
+std::vector<int64_t> classIndexOfNodes(MeshAttr mesh);
+
 /// The segments of one plan, ids 0..n-1.
 class SegmentTable {
 public:
