@@ -76,14 +76,9 @@ void printHeader(llvm::raw_ostream &os, mlir::ModuleOp plan,
         "from weft_runtime.recompute import recompute  # noqa: E402,F401\n\n";
   // The whole cluster's mesh: the world the ranks join.
   auto mesh = spmd::getMesh(plan);
-  os << "MESH = Mesh(" << mesh.getNumNodes() << ", "
-     << pyTuple(mesh.getLocal().asArrayRef()) << ", [";
-  for (auto [i, a] : llvm::enumerate(mesh.getClasses())) {
-    auto c = a.cast<spmd::DeviceClassAttr>();
-    os << (i ? ",\n    " : "") << "DeviceClass(" << pyString(c.getType())
-       << ", " << pyTuple(c.getNodes().asArrayRef()) << ")";
-  }
-  os << "])\n";
+  os << "MESH = ";
+  printMeshLiteral(os, mesh, mesh.getNumNodes());
+  os << "\n";
   auto fingerprint = plan->getAttrOfType<mlir::StringAttr>("spmd.fingerprint");
   os << "FINGERPRINT = "
      << pyString(fingerprint ? fingerprint.getValue() : options.title)

@@ -39,17 +39,23 @@ llvm::Error TorchWriter::run() {
   return emitForward(main);
 }
 
-void TorchWriter::printMesh(llvm::raw_ostream &os,
-                            llvm::StringRef prefix) const {
-  auto mesh = spmd::getMesh(plan);
-  os << prefix << "MESH = Mesh(" << geo.axisSize(0) << ", "
-     << pyTuple(mesh.getLocal().asArrayRef()) << ", [";
+void weft::emit::printMeshLiteral(llvm::raw_ostream &os, spmd::MeshAttr mesh,
+                                  int64_t numNodes) {
+  os << "Mesh(" << numNodes << ", " << pyTuple(mesh.getLocal().asArrayRef())
+     << ", [";
   for (auto [i, a] : llvm::enumerate(mesh.getClasses())) {
     auto c = a.cast<spmd::DeviceClassAttr>();
     os << (i ? ",\n    " : "") << "DeviceClass(" << pyString(c.getType())
        << ", " << pyTuple(c.getNodes().asArrayRef()) << ")";
   }
-  os << "])\n";
+  os << "])";
+}
+
+void TorchWriter::printMesh(llvm::raw_ostream &os,
+                            llvm::StringRef prefix) const {
+  os << prefix << "MESH = ";
+  printMeshLiteral(os, spmd::getMesh(plan), geo.axisSize(0));
+  os << "\n";
   std::string indent(prefix.size() + 12, ' ');
   os << prefix << "SEGMENTS = {";
   if (auto segs = plan->getAttrOfType<mlir::ArrayAttr>("spmd.segments"))

@@ -55,6 +55,11 @@ struct StageIO {
   std::vector<TransferSpec> sends, recvs;
 };
 
+/// `Mesh(numNodes, (local...), [DeviceClass(...), ...])`: the Python
+/// literal of `mesh` with `numNodes` nodes (a stage's or the whole plan's).
+void printMeshLiteral(llvm::raw_ostream &os, spmd::MeshAttr mesh,
+                      int64_t numNodes);
+
 class TorchWriter {
 public:
   TorchWriter(mlir::ModuleOp plan, const spmd::ShardGeometry &geometry,
