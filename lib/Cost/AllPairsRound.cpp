@@ -5,22 +5,61 @@
 // from its n² transfers. Every resource's load is summed in the order the
 // transfers (i, j), i outer, would add to it, so the result equals
 // roundSeconds of the enumerated round bit for bit: a member's bytes added
-// once per receiver are added as many times in a tight loop.
+// once per receiver are added as many times (addRepeated).
 //
 //===----------------------------------------------------------------------===//
 
 #include "AllPairsRound.h"
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <limits>
 #include <map>
 
 using namespace weft;
 
-/// `sum` plus `bytes`, `times` times over, one addition at a time.
+/// `sum` plus `bytes`, `times` times over, one rounded addition at a time,
+/// in O(binades crossed): while the sum stays in one binade (ulp u) and
+/// `bytes` is not an odd multiple of u/2, every addition adds the same
+/// multiple of u, so runs of them are taken at once, exactly.
 static double addRepeated(double sum, double bytes, uint64_t times) {
-  for (uint64_t k = 0; k < times; ++k)
-    sum += bytes;
+  if (times <= 16) {
+    for (uint64_t k = 0; k < times; ++k)
+      sum += bytes;
+    return sum;
+  }
+  while (times > 0) {
+    if (!(bytes > 0) || !(sum >= bytes) || !std::isfinite(sum) ||
+        !std::isnormal(sum)) {
+      sum += bytes;
+      --times;
+      continue;
+    }
+    int e = std::ilogb(sum);
+    double ulp = std::ldexp(1.0, e - 52), top = std::ldexp(1.0, e + 1);
+    double rest = std::fmod(bytes, ulp);
+    if (rest == ulp / 2) { // ties to even: the step depends on the sum
+      sum += bytes;
+      --times;
+      continue;
+    }
+    // What one addition adds inside this binade (a multiple of ulp).
+    double step = bytes - rest + (rest > ulp / 2 ? ulp : 0);
+    if (step == 0)
+      return sum; // every addition rounds back to the sum
+    // Runs that end at least one step below the binade's top (two steps of
+    // margin for the division's rounding), so every addition of the run
+    // rounds inside the binade.
+    double fit = std::floor((top - sum) / step) - 2;
+    if (fit < 1) {
+      sum += bytes;
+      --times;
+      continue;
+    }
+    uint64_t run = std::min<uint64_t>(times, uint64_t(fit));
+    sum += double(run) * step; // exact: a multiple of ulp below top
+    times -= run;
+  }
   return sum;
 }
 
@@ -123,7 +162,8 @@ weft::allPairsRoundByNode(const ClusterSpec &spec,
       worst.see(loaded, in, node.intraBandwidth());
     }
   }
-  // Across nodes and leaves, summed in sender order.
+  // Across nodes and leaves, summed in sender order. A sender's bytes go
+  // out through its NIC (and leaf) once per member elsewhere, consecutively.
   std::vector<double> nicOut(m, 0), nicIn(m, 0);
   std::vector<bool> nicOutLoaded(m, false), nicInLoaded(m, false);
   std::map<int, double> leafOut, leafIn;
@@ -135,11 +175,6 @@ weft::allPairsRoundByNode(const ClusterSpec &spec,
       nicOut[a] = addRepeated(nicOut[a], bytes[i], outside);
       nicOutLoaded[a] = true;
     }
-    for (unsigned b = 0; b < m; ++b)
-      if (b != a) {
-        nicIn[b] = addRepeated(nicIn[b], bytes[i], members[b].size());
-        nicInLoaded[b] = true;
-      }
     int la = leafOf[a];
     if (la < 0)
       continue;
@@ -147,11 +182,59 @@ weft::allPairsRoundByNode(const ClusterSpec &spec,
       auto [out, unused] = leafOut.try_emplace(la, 0.0);
       out->second = addRepeated(out->second, bytes[i], elsewhere);
     }
-    for (auto [lb, count] : inLeaf)
-      if (lb != la) {
-        auto [in, unused] = leafIn.try_emplace(lb, 0.0);
-        in->second = addRepeated(in->second, bytes[i], count);
+  }
+  // Inbound, a node (leaf) adds each outside sender's bytes once per member
+  // it has, in sender order: over runs of consecutive members sending
+  // bit-identical bytes (a class's members usually do), one run is one
+  // stretch of equal additions, less the run's members on that node (leaf).
+  struct Run {
+    unsigned size = 0, inSomeLeaf = 0;
+    double bytes = 0;
+  };
+  std::vector<Run> runs;
+  std::vector<unsigned> runOf(n);
+  std::map<int, std::vector<unsigned>> leafMembers;
+  for (unsigned i = 0; i < n; ++i) {
+    if (runs.empty() ||
+        std::memcmp(&runs.back().bytes, &bytes[i], sizeof(double)) != 0)
+      runs.push_back({0, 0, bytes[i]});
+    runOf[i] = runs.size() - 1;
+    ++runs.back().size;
+    if (int leaf = leafOf[nodeOf[i]]; leaf >= 0) {
+      ++runs.back().inSomeLeaf;
+      leafMembers[leaf].push_back(i);
+    }
+  }
+  std::vector<unsigned> own(runs.size(), 0);
+  auto inbound = [&](llvm::ArrayRef<unsigned> here, uint64_t perSender,
+                     auto sendersOf, double &load, bool &loaded) {
+    for (unsigned i : here)
+      ++own[runOf[i]];
+    for (unsigned r = 0; r < runs.size(); ++r) {
+      uint64_t senders = sendersOf(runs[r]) - own[r];
+      if (runs[r].bytes > 0 && senders > 0) {
+        load = addRepeated(load, runs[r].bytes, senders * perSender);
+        loaded = true;
       }
+    }
+    for (unsigned i : here)
+      own[runOf[i]] = 0;
+  };
+  for (unsigned b = 0; b < m; ++b) {
+    bool loaded = false;
+    inbound(
+        members[b], members[b].size(), [](const Run &run) { return run.size; },
+        nicIn[b], loaded);
+    nicInLoaded[b] = loaded;
+  }
+  for (auto &[lb, here] : leafMembers) {
+    double load = 0;
+    bool loaded = false;
+    inbound(
+        here, here.size(), [](const Run &run) { return run.inSomeLeaf; }, load,
+        loaded);
+    if (loaded)
+      leafIn[lb] = load;
   }
   for (unsigned a = 0; a < m; ++a) {
     double nic = spec.nodes[nodes[a]].nicBandwidth();

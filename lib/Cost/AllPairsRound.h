@@ -14,7 +14,7 @@
 namespace weft {
 
 /// allPairsRoundSeconds from the group's members per node and per leaf, in
-/// O(n² additions) without a transfer or a link lookup per pair; the same
+/// O(n · nodes) without a transfer or a link lookup per pair; the same
 /// value bit for bit. std::nullopt when the group repeats a device or some
 /// member's bytes are NaN (the caller enumerates the transfers then).
 std::optional<double> allPairsRoundByNode(const ClusterSpec &spec,

@@ -79,3 +79,19 @@ TEST(AllPairsRound, WithoutTopologyAndWithRepeatedDevices) {
             enumerated(spec, group, bytes));
   EXPECT_EQ(allPairsRoundSeconds(spec, {}, {}), 0.0);
 }
+
+TEST(AllPairsRound, LongRunsOfEqualAdditions) {
+  // 1,600 devices: each NIC load is one member's bytes added ~1,600 times
+  // over, taken in runs per binade; still equal to the enumerated round.
+  ClusterSpec spec = uniformCluster(200, 8, 100, 5, 100, 2);
+  std::vector<unsigned> group = firstDevices(1600);
+  std::mt19937 rng(11);
+  for (double scale : {1.0, 1e6 / 3, 1e9 / 7, 0x1p-30}) {
+    std::vector<double> bytes;
+    for (unsigned i = 0; i < group.size(); ++i)
+      bytes.push_back(scale * (1 + rng() % 5) / 3);
+    EXPECT_EQ(allPairsRoundSeconds(spec, group, bytes),
+              enumerated(spec, group, bytes))
+        << "scale " << scale;
+  }
+}
