@@ -7,6 +7,7 @@
 
 #include "PlanEvaluator.h"
 #include "StepRecorder.h"
+#include <algorithm>
 
 using namespace weft;
 using namespace weft::eval;
@@ -14,10 +15,11 @@ using namespace weft::eval;
 void PlanEvaluator::closeStep(llvm::StringRef label) {
   StepEstimate s;
   s.label = label.str();
-  std::vector<double> total(n);
-  for (unsigned d = 0; d < n; ++d)
-    total[d] = step.forward[d] + step.backward[d];
-  s.computeSeconds = maxOf(total);
+  // max over devices of forward + backward (0 without devices).
+  for (unsigned d = 0; d < n; ++d) {
+    double total = step.forward[d] + step.backward[d];
+    s.computeSeconds = d == 0 ? total : std::max(s.computeSeconds, total);
+  }
   s.backwardSeconds = maxOf(step.backward);
   s.commSeconds = maxOf(step.comm);
   s.gradientSyncSeconds = maxOf(step.sync);
@@ -30,7 +32,11 @@ void PlanEvaluator::closeStep(llvm::StringRef label) {
   }
   s.dualSeconds = maxOf(step.dual);
   out.steps.push_back(std::move(s));
-  step = StepAccumulator(n);
+  // Cleared in place: a fresh accumulator allocated six vectors of the
+  // mesh's devices per step.
+  for (auto *v : {&step.forward, &step.backward, &step.comm, &step.sync,
+                  &step.onceSync, &step.dual})
+    std::fill(v->begin(), v->end(), 0.0);
   if (recorder)
     recorder->closeStep();
 }
