@@ -10,13 +10,18 @@ the exit code (1 when anything failed). close() and check() record a
 mismatch and let the case run on (every rank makes the same calls); a case
 that raises on any rank stops its world (the ranks may no longer be in
 step) and the cases after it count as failed. A world that does not finish within its deadline is
-killed and counted as failed: a test never hangs.
+killed and counted as failed: a test never hangs. Before the kill, every
+live rank prints its Python stacks on stderr (faulthandler on SIGUSR1) and
+the line names the stage each rank had reached (launch, a case's name or
+the end), so a hang shows where it waits.
 
 For looking into a script: WEFT_TEST_WORLDS=2,3 picks the world sizes,
 WEFT_TEST_TIMES=1 prints each case's wall time on stderr.
 """
 
+import faulthandler
 import os
+import signal
 import socket
 import sys
 import time
@@ -83,7 +88,9 @@ def check(cond, what):
     return bool(cond)
 
 
-def _worker(rank, world, port, script, cases_name, queue, timeout_s):
+def _worker(rank, world, port, script, cases_name, queue, timeout_s, stages):
+    faulthandler.register(signal.SIGUSR1, all_threads=True)
+    stages[rank] = "launch"
     os.environ.update({"WORLD_SIZE": str(world), "RANK": str(rank),
                        "MASTER_ADDR": "127.0.0.1", "MASTER_PORT": str(port)})
     torch.set_num_threads(1)
@@ -91,6 +98,7 @@ def _worker(rank, world, port, script, cases_name, queue, timeout_s):
     rt = Runtime.launch(Mesh(world), {}, plan_id=script, backend="gloo", timeout_s=timeout_s)
     stopped = None
     for name, fn in getattr(module, cases_name)(rt):
+        stages[rank] = name
         if stopped is not None:
             if rank == 0:
                 queue.put((name, "not run: %s" % stopped))
@@ -117,6 +125,7 @@ def _worker(rank, world, port, script, cases_name, queue, timeout_s):
             queue.put((name, "; ".join(errors) if errors else None))
         if any(v[1] for v in verdicts):
             stopped = "an earlier case raised"
+    stages[rank] = "the end"
     dist.barrier()
     rt.close()
     # Skip the interpreter's teardown, as weft_runtime.main does: after the
@@ -125,6 +134,22 @@ def _worker(rank, world, port, script, cases_name, queue, timeout_s):
     sys.stdout.flush()
     sys.stderr.flush()
     os._exit(0)
+
+
+class _Stages:
+    """Each rank's stage as text, in shared memory (a fixed 120 bytes a rank)."""
+
+    def __init__(self, array, world):
+        self.array, self.width = array, len(array) // world
+
+    def __getitem__(self, rank):
+        raw = self.array[rank * self.width:(rank + 1) * self.width]
+        return raw.split(b"\0", 1)[0].decode("utf-8", "replace")
+
+    def __setitem__(self, rank, text):
+        raw = text.encode("utf-8")[:self.width - 1]
+        raw += b"\0" * (self.width - len(raw))
+        self.array[rank * self.width:(rank + 1) * self.width] = raw
 
 
 def _load(script):
@@ -143,9 +168,13 @@ def run(script, worlds, cases_name="cases", timeout_s=30, deadline_s=240):
     ctx = mp.get_context("spawn")
     for world in worlds:
         queue = ctx.SimpleQueue()
+        # Each rank's stage: "" until its process runs, then "launch", the
+        # running case's name, "the end".
+        stages = ctx.Array("c", 120 * world, lock=False)
         start = time.time()
         pc = mp.spawn(_worker, args=(world, free_port(), os.path.abspath(script), cases_name,
-                                     queue, timeout_s), nprocs=world, join=False)
+                                     queue, timeout_s, _Stages(stages, world)),
+                      nprocs=world, join=False)
         problem = None
         results = []
         try:
@@ -153,7 +182,14 @@ def run(script, worlds, cases_name="cases", timeout_s=30, deadline_s=240):
                 while not queue.empty():
                     results.append(queue.get())
                 if time.time() - start > deadline_s:
-                    problem = "did not finish within %d s; killed" % deadline_s
+                    where = _Stages(stages, world)
+                    problem = "did not finish within %d s; killed (ranks at: %s)" % (
+                        deadline_s, "; ".join("%d %s" % (r, where[r] or "not started")
+                                              for r in range(world)))
+                    for p in pc.processes:
+                        if p.is_alive():
+                            os.kill(p.pid, signal.SIGUSR1)  # stacks on stderr
+                    time.sleep(2)
                     for p in pc.processes:
                         if p.is_alive():
                             p.kill()
