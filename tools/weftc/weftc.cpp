@@ -180,6 +180,11 @@ int run(Options &opts) {
                                          opts.dtype.getValue()));
   if (opts.baselines && opts.cluster.empty())
     return reportError("weftc", badInput("--baselines needs --cluster"));
+  // Flag values are checked before any work (the model's summary is printed
+  // before synthesis starts).
+  auto stages = parseStagesFlag(opts.synth.stages);
+  if (!stages)
+    return reportError("weftc", stages.takeError());
   std::optional<ClusterSpec> spec;
   if (!opts.cluster.empty()) {
     auto loaded = loadClusterSpec(opts.cluster);
@@ -331,9 +336,6 @@ int run(Options &opts) {
     eval.profile = db ? &*db : nullptr;
     // With --json stdout holds only the JSON document.
     llvm::raw_ostream &os = opts.json ? llvm::errs() : llvm::outs();
-    auto stages = parseStagesFlag(opts.synth.stages);
-    if (!stages)
-      return reportError("weftc", stages.takeError());
     if (*stages != 1) {
       // Pipeline stages: the program of one micro-batch for each count.
       auto graphAt =
