@@ -32,14 +32,22 @@ static double ringLatency(const ClusterSpec &spec, DeviceGroup group) {
 /// Members of `group` per node, in group order.
 static std::vector<std::vector<unsigned>> byNode(const ClusterSpec &spec,
                                                  DeviceGroup group) {
-  std::map<unsigned, unsigned> slot;
+  // Node -> its slot in `nodes` + 1 (0: none yet); one table per thread,
+  // reset after use, so a group costs O(its size), not a tree of nodes.
+  thread_local std::vector<unsigned> slot;
+  if (slot.size() < spec.numNodes())
+    slot.resize(spec.numNodes(), 0);
   std::vector<std::vector<unsigned>> nodes;
   for (unsigned d : group) {
-    auto [it, inserted] = slot.try_emplace(spec.devices[d].node, nodes.size());
-    if (inserted)
+    unsigned &s = slot[spec.devices[d].node];
+    if (s == 0) {
       nodes.emplace_back();
-    nodes[it->second].push_back(d);
+      s = nodes.size();
+    }
+    nodes[s - 1].push_back(d);
   }
+  for (const auto &members : nodes)
+    slot[spec.devices[members.front()].node] = 0;
   return nodes;
 }
 
