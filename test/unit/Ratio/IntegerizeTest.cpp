@@ -335,4 +335,24 @@ TEST(CheckIntegerPlan, CatchesBrokenPlans) {
   }
 }
 
+// Sizes are checked once per distinct value of a class: the sum counts
+// every device holding it, and a broken value is reported at the first
+// device holding it.
+TEST(CheckIntegerPlan, DistinctSizesOfAManyDeviceClass) {
+  RatioProblem p = makeProblem({1, 6}, 768, 64);
+  IntegerPlan valid;
+  valid.sizes = {{{128}, {128, 64, 128, 128, 64, 128}}};
+  ASSERT_EQ(messageOf(checkIntegerPlan(p, valid)), "");
+  IntegerPlan sum;
+  sum.sizes = {{{128}, {128, 128, 128, 128, 64, 128}}};
+  EXPECT_NE(messageOf(checkIntegerPlan(p, sum))
+                .find("sum to 832, expected the extent 768"),
+            std::string::npos);
+  IntegerPlan misaligned;
+  misaligned.sizes = {{{128}, {128, 64, 96, 128, 96, 64}}};
+  EXPECT_NE(
+      messageOf(checkIntegerPlan(p, misaligned)).find("device 2 of class"),
+      std::string::npos);
+}
+
 } // namespace
