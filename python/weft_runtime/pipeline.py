@@ -226,8 +226,12 @@ def train(pipe, argv):
     args = parse_args(argv, pipe, extra=_test_flags)
     skip = None
     if args.test_skip_send:
-        s, m = args.test_skip_send.split(":")
-        skip = (int(s), int(m))
+        try:
+            s, m = (int(v) for v in args.test_skip_send.split(":"))
+        except ValueError:
+            raise WeftRuntimeError("--test-skip-send %s: give STAGE:MICRO_BATCH"
+                                   % args.test_skip_send)
+        skip = (s, m)
     dtype = torch.float64 if args.dtype == "float64" else torch.float32
     ops.set_float_dtype(dtype)
     world = Runtime.launch(pipe.mesh, {}, plan_id=pipe.fingerprint, timeout_s=args.timeout,
