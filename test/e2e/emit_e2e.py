@@ -43,7 +43,6 @@ import csv
 import math
 import os
 import re
-import socket
 import subprocess
 import sys
 
@@ -53,7 +52,10 @@ import torch.nn as nn
 import torch.nn.functional as F
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+# Last: test/emit's ops.py, params.py... must not shadow anything.
+sys.path.append(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "emit"))
 import torch_reference  # noqa: E402
+from ports import free_port  # noqa: E402
 
 # The smallest gap between routing probabilities `prepare moe` accepts:
 # dispatch is piecewise constant, and float64 runs differ by far less.
@@ -273,12 +275,6 @@ def prepare(args):
     # The reference: the same module in float64, Adam, the same batches.
     train_reference(model, batches, args, lambda m: m.named_parameters())
     return 0
-
-
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def devices_of(program):

@@ -7,38 +7,39 @@ that leaves after the launch (the next collective fails), a peer that
 stalls (the next collective times out), and ranks running different plans. And the launch that must work: both ranks
 train and agree with the dense single-process losses.
 
-Every launch runs at once as its own processes on 127.0.0.1 (a free port
-each), with the runtime's timeout at 5 s and a 120 s limit per process
-after which it counts as hung and is killed.
+Every launch runs at once as its own processes on 127.0.0.1 (a port of
+its own, ports.py), with the runtime's timeout at 5 s and a 300 s limit
+per process after which it counts as hung: SIGABRT makes it print its
+Python stacks (PYTHONFAULTHANDLER), and the failure names where it waited.
 
     python test/emit/errors.py        # prints "N passed, M failed"
 """
 
 import os
 import re
-import socket
+import signal
 import subprocess
 import sys
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+from ports import free_ports  # noqa: E402
 PROGRAM = os.path.join(HERE, "sample_program.py")
-LIMIT_S = 120
+# A process still running after LIMIT_S counts as hung. Not a speed bound:
+# under a load average of 13 on 2 cores, importing torch took over 12 s,
+# and the longest cases (the stall, the training) once ran past 120 s.
+LIMIT_S = 300
 
 
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def launch(ranks, world, extra=None, per_rank=None):
+def launch(ranks, world, port, extra=None, per_rank=None):
     """Starts the sample program for each rank in `ranks` of a `world`."""
-    port = free_port()
     procs = []
     for r in ranks:
+        # PYTHONFAULTHANDLER: a hung process's SIGABRT prints its stacks.
         env = dict(os.environ, WORLD_SIZE=str(world), RANK=str(r), MASTER_ADDR="127.0.0.1",
-                   MASTER_PORT=str(port), WEFT_RUNTIME_TIMEOUT_S="5", PYTHONUNBUFFERED="1")
+                   MASTER_PORT=str(port), WEFT_RUNTIME_TIMEOUT_S="5", PYTHONUNBUFFERED="1",
+                   PYTHONFAULTHANDLER="1")
         env.update(extra or {})
         env.update((per_rank or {}).get(r, {}))
         for k, v in list(env.items()):
@@ -121,7 +122,9 @@ def judge(name, expect, results):
         want = expect[i]
         lines = [l for l in err.splitlines() if l.strip()]
         if code is None:
-            problems.append("process %d hung (killed after %d s)" % (i, LIMIT_S))
+            where = [l.strip() for l in lines if l.strip().startswith("File ")][:4]
+            problems.append("process %d hung (killed after %d s; where it waited: %s)"
+                            % (i, LIMIT_S, " < ".join(where) or "no stacks"))
             continue
         if want is None:
             if code != 0 or any(l.startswith("weft-runtime: error") for l in lines):
@@ -155,8 +158,9 @@ def check_training(results):
 def main():
     start = time.time()
     running = []
-    for name, args, expect in CASES:
-        running.append((name, expect, launch(*args)))
+    ports = free_ports(len(CASES))  # distinct: every launch runs at once
+    for (name, args, expect), port in zip(CASES, ports):
+        running.append((name, expect, launch(args[0], args[1], port, *args[2:])))
     passed = failed = 0
     for name, problem in env_problems():
         if problem:
@@ -172,8 +176,12 @@ def main():
                 out, err = p.communicate(timeout=max(1, LIMIT_S - (time.time() - start)))
                 results.append((p.returncode, out, err))
             except subprocess.TimeoutExpired:
-                p.kill()
-                out, err = p.communicate()
+                p.send_signal(signal.SIGABRT)  # faulthandler prints the stacks
+                try:
+                    out, err = p.communicate(timeout=10)
+                except subprocess.TimeoutExpired:
+                    p.kill()
+                    out, err = p.communicate()
                 results.append((None, out, err))
         problems = judge(name, expect, results)
         if not problems and all(v is None for v in expect.values()):

@@ -2,8 +2,8 @@
 
 A test script lists its cases per world size: `cases(rt)` returns
 [(name, fn)], where fn(rt) runs on every rank of a world launched through
-weft_runtime.runtime.Runtime.launch (gloo, 127.0.0.1, a free port) and
-raises on a mismatch. `run(cases, worlds)` spawns each world with
+weft_runtime.runtime.Runtime.launch (gloo, 127.0.0.1, a free port from
+ports.py) and raises on a mismatch. `run(cases, worlds)` spawns each world with
 torch.multiprocessing.spawn, gathers every rank's verdict per case, prints
 one line per case and the closing line "N passed, M failed", and returns
 the exit code (1 when anything failed). close() and check() record a
@@ -22,13 +22,15 @@ WEFT_TEST_TIMES=1 prints each case's wall time on stderr.
 import faulthandler
 import os
 import signal
-import socket
 import sys
 import time
 import traceback
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "..", "python"))
+sys.path.insert(0, HERE)
+
+from ports import free_port  # noqa: E402
 
 import torch  # noqa: E402
 import torch.distributed as dist  # noqa: E402
@@ -38,12 +40,6 @@ from weft_runtime.mesh import Mesh  # noqa: E402
 from weft_runtime.runtime import Runtime  # noqa: E402
 
 F64 = torch.float64
-
-
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 # Mismatches found by close() and check() in the running case. They are
