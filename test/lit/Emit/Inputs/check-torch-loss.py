@@ -18,17 +18,16 @@ accepted; the losses must agree either way. Prints one line
 import argparse
 import os
 import re
-import socket
 import subprocess
 import sys
 
 RTOL = 1e-5  # weft-run prints 7 significant digits
 
 
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+# test/emit/ports.py: a port no other launch or connection takes meanwhile.
+sys.path.append(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..",
+                             "emit"))
+from ports import free_port  # noqa: E402
 
 
 def fail(plan, what):
