@@ -65,6 +65,7 @@ private:
   void admitArrivals();
   void applyFailures();
   void preparePolicyInput();
+  llvm::Error checkViews() const;
   void markStale(unsigned id) {
     if (!stale[id]) {
       stale[id] = 1;
@@ -234,6 +235,28 @@ void Simulation::preparePolicyInput() {
     view.current.assign(state.jobs[id].parts.begin(),
                         state.jobs[id].parts.end());
   }
+}
+
+llvm::Error Simulation::checkViews() const {
+  // The views preparePolicyInput() refreshed only for stale jobs must equal
+  // views built afresh from the state.
+  if (active.size() != activeIds.size())
+    return makeError(ExitInternal, "{0} policy views for {1} active jobs",
+                     active.size(), activeIds.size());
+  for (unsigned i = 0; i < active.size(); ++i) {
+    const ActiveJob &view = active[i];
+    unsigned id = activeIds[i];
+    const JobState &js = state.jobs[id];
+    if (view.id != id ||
+        view.remainingSteps != jobs[id].totalSteps - js.steps ||
+        view.attainedS != attainedS[id] ||
+        !llvm::equal(view.roundsOnType, roundsOnType[id]) ||
+        !llvm::equal(view.current, js.parts))
+      return makeError(ExitInternal,
+                       "the policies' view of job {0} is stale in round {1}",
+                       id, result.rounds);
+  }
+  return llvm::Error::success();
 }
 
 llvm::Error Simulation::placePlan(const std::vector<Assignment> &plan) {
@@ -542,6 +565,9 @@ llvm::Expected<SimResult> Simulation::run() {
         nextFailure >= failures.size())
       break;
     preparePolicyInput();
+    if (check)
+      if (llvm::Error err = checkViews())
+        return std::move(err);
     std::vector<unsigned> cap = capacity();
     PolicyInput in;
     in.nowS = state.nowS;
