@@ -1,6 +1,7 @@
 //===- ProblemCheckTest.cpp - RatioProblem::check rejects bad problems ----===//
 
 #include "TestProblems.h"
+#include "weft/Ratio/Objective.h"
 #include "weft/Ratio/SolveRatios.h"
 #include <cmath>
 #include <functional>
@@ -121,6 +122,30 @@ TEST(ProblemCheck, RejectsMalformedProblems) {
     ASSERT_FALSE(bool(sol)) << c.name;
     EXPECT_EQ(codeAndMessage(sol.takeError()).second, message) << c.name;
   }
+}
+
+// Nodes of one shape (class counts in order, NIC bandwidth bit for bit)
+// price alike: each class keeps the first node of each shape, in node order,
+// and the objective's NIC term is the one of all nodes.
+TEST(RatioProblem, DistinctNodeShapesPerClass) {
+  RatioProblem p = makeProblem({24, 12});
+  for (unsigned n = 0; n < 3; ++n)
+    p.nodes.push_back({"a" + std::to_string(n), {{0u, 8u}}, 1e9});
+  p.nodes.push_back({"b0", {{1u, 4u}}, 2e9});
+  p.nodes.push_back({"b1", {{1u, 4u}}, 1e9});
+  p.nodes.push_back({"b2", {{1u, 4u}}, 2e9});
+  auto shapes = p.distinctNodesByClass();
+  ASSERT_EQ(shapes.size(), 2u);
+  EXPECT_EQ(shapes[0], (llvm::SmallVector<unsigned, 2>{0}));
+  EXPECT_EQ(shapes[1], (llvm::SmallVector<unsigned, 2>{3, 4}));
+  ASSERT_EQ(messageOf(p.check()), "");
+
+  // One step whose only cost is a NIC load on class 1: the slowest NIC
+  // (node b1, 1e9 B/s) receives (1 - 4·B) of 8e9 bytes.
+  Step &step = addStep(p);
+  step.perClass[1].nicLoads.push_back({0, 8e9});
+  Ratios ratios = {{1.0 / 36, 1.0 / 36}};
+  EXPECT_DOUBLE_EQ(evaluateObjective(p, ratios), (1 - 4.0 / 36) * 8e9 / 1e9);
 }
 
 } // namespace
