@@ -8,6 +8,8 @@
 #include "weft/Support/Error.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FormatVariadic.h"
+#include <set>
+#include <vector>
 
 using namespace weft;
 using namespace weft::exec;
@@ -305,8 +307,24 @@ llvm::Error weft::exec::verifyLocalClones(LocalStep &step) {
   // A constant's recipe cuts the value itself; its clone is not run.
   if (step.special == LocalStep::Special::Constant)
     return llvm::Error::success();
-  for (unsigned x = 0; x < step.clones.size(); ++x)
+  // Clones alike in operand and result types and attributes (uniqued, so
+  // compared by pointer) verify alike: each kind is verified at its first
+  // device, as a device-by-device pass would first fail there. A mesh of
+  // thousands of devices has a few kinds per op.
+  std::set<std::vector<const void *>> verified;
+  for (unsigned x = 0; x < step.clones.size(); ++x) {
+    mlir::Operation *clone = step.clones[x];
+    std::vector<const void *> kind{
+        clone->getAttrDictionary().getAsOpaquePointer()};
+    for (mlir::Type t : clone->getOperandTypes())
+      kind.push_back(t.getAsOpaquePointer());
+    kind.push_back(nullptr);
+    for (mlir::Type t : clone->getResultTypes())
+      kind.push_back(t.getAsOpaquePointer());
+    if (!verified.insert(std::move(kind)).second)
+      continue;
     if (auto err = verifyClone(step, x))
       return err;
+  }
   return llvm::Error::success();
 }
