@@ -3,7 +3,6 @@
 #include "weft/Cell/SubCluster.h"
 #include "weft/Support/Error.h"
 #include "llvm/ADT/StringExtras.h"
-#include <tuple>
 
 using namespace weft;
 using namespace weft::cell;
@@ -13,37 +12,6 @@ DeviceMultiset cell::devicesOf(const ClusterSpec &cluster) {
   for (const Node &node : cluster.nodes)
     devices[node.deviceType] += node.numDevices;
   return devices;
-}
-
-/// Groups devices by (type, node shape, links), as lib/Cluster does for a
-/// parsed spec (docs/ClusterSpec.md "Device classes").
-static void buildClasses(ClusterSpec &spec) {
-  using Key = std::tuple<unsigned, unsigned, double, double, double, double>;
-  std::map<Key, unsigned> classOfKey;
-  for (unsigned i = 0; i < spec.nodes.size(); ++i) {
-    const Node &n = spec.nodes[i];
-    Key key{n.typeIndex,      n.numDevices,       n.intraBandwidthGBps,
-            n.intraLatencyUs, n.nicBandwidthGbps, n.nicLatencyUs};
-    auto [it, inserted] = classOfKey.try_emplace(key, spec.classes.size());
-    if (inserted) {
-      DeviceClass c;
-      c.id = it->second;
-      c.deviceType = n.deviceType;
-      c.typeIndex = n.typeIndex;
-      c.devicesPerNode = n.numDevices;
-      c.intraBandwidthGBps = n.intraBandwidthGBps;
-      c.intraLatencyUs = n.intraLatencyUs;
-      c.nicBandwidthGbps = n.nicBandwidthGbps;
-      c.nicLatencyUs = n.nicLatencyUs;
-      spec.classes.push_back(c);
-    }
-    DeviceClass &c = spec.classes[it->second];
-    c.nodes.push_back(i);
-    for (unsigned d = 0; d < n.numDevices; ++d) {
-      spec.devices[n.firstDevice + d].deviceClass = c.id;
-      c.devices.push_back(n.firstDevice + d);
-    }
-  }
 }
 
 llvm::Expected<ClusterSpec>
@@ -85,18 +53,10 @@ cell::buildSubCluster(const ClusterSpec &cluster,
         node.intraBandwidthGBps = node.intraLatencyUs = 0;
       node.leaf.clear();
       node.leafIndex = -1;
-      node.firstDevice = spec.devices.size();
-      for (unsigned d = 0; d < node.numDevices; ++d) {
-        Device dev;
-        dev.id = spec.devices.size();
-        dev.node = spec.nodes.size();
-        dev.localRank = d;
-        spec.devices.push_back(dev);
-      }
       left -= node.numDevices;
-      spec.nodes.push_back(std::move(node));
+      appendNode(spec, std::move(node));
     }
   }
-  buildClasses(spec);
+  buildDeviceClasses(spec);
   return spec;
 }

@@ -198,8 +198,19 @@ static void buildTopology(const RawSpec &raw, ClusterSpec &spec) {
                rt.leaves[l].oversubscription);
 }
 
-/// Groups devices by (type, node shape, links) in order of first appearance.
-static void buildClasses(ClusterSpec &spec) {
+void weft::appendNode(ClusterSpec &spec, Node node) {
+  node.firstDevice = spec.devices.size();
+  for (unsigned d = 0; d < node.numDevices; ++d) {
+    Device dev;
+    dev.id = spec.devices.size();
+    dev.node = spec.nodes.size();
+    dev.localRank = d;
+    spec.devices.push_back(dev);
+  }
+  spec.nodes.push_back(std::move(node));
+}
+
+void weft::buildDeviceClasses(ClusterSpec &spec) {
   using Key = std::tuple<unsigned, unsigned, double, double, double, double>;
   std::map<Key, unsigned> classOfKey;
   for (unsigned i = 0; i < spec.nodes.size(); ++i) {
@@ -257,19 +268,11 @@ static ClusterSpec buildSpec(const RawSpec &raw, llvm::StringRef fileName) {
       n.nicBandwidthGbps = nicBW ? nicBW->bytesPerSec * 8 / 1e9 : 0;
       n.nicLatencyUs = nicLat ? nicLat->seconds * 1e6 : 0;
       n.leaf = r.leaf ? r.leaf->name : "";
-      n.firstDevice = spec.devices.size();
-      for (unsigned d = 0; d < n.numDevices; ++d) {
-        Device dev;
-        dev.id = spec.devices.size();
-        dev.node = spec.nodes.size();
-        dev.localRank = d;
-        spec.devices.push_back(dev);
-      }
-      spec.nodes.push_back(std::move(n));
+      appendNode(spec, std::move(n));
     }
   }
   buildTopology(raw, spec);
-  buildClasses(spec);
+  buildDeviceClasses(spec);
   return spec;
 }
 

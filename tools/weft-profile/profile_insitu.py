@@ -40,7 +40,7 @@ import statistics
 import subprocess
 import tempfile
 
-from profile_ops import free_port, ranks_of
+from profile_ops import ranks_of, run_ranks
 
 
 def rank_types(plan_dir):
@@ -58,27 +58,9 @@ def run_program(plan_dir, python, steps, work, timeout=600, wrap=None):
     program = os.path.join(plan_dir, "torch", "program.py")
     n = ranks_of(plan_dir)
     prefix = os.path.join(work, "times-%d" % abs(hash(plan_dir)))
-    port = free_port()
-    cores = sorted(os.sched_getaffinity(0))
-    procs = []
-    for r in range(n):
-        env = {k: v for k, v in os.environ.items()
-               if k not in ("LOCAL_RANK", "LOCAL_WORLD_SIZE", "GROUP_RANK")}
-        env.update(WORLD_SIZE=str(n), RANK=str(r), MASTER_ADDR="127.0.0.1",
-                   MASTER_PORT=str(port), OMP_NUM_THREADS="1",
-                   CUDA_VISIBLE_DEVICES="", WEFT_COLLECTIVE_TIMES=prefix)
-        argv = [python, program, "--steps", str(steps), "--dtype", "float32"]
-        if wrap:
-            argv = wrap(r, argv)
-        elif len(cores) > 1:
-            argv = ["taskset", "-c", str(cores[r % len(cores)])] + argv
-        procs.append(subprocess.Popen(argv, env=env, stdout=subprocess.DEVNULL))
-    try:
-        failed = [p.wait(timeout=timeout) for p in procs]
-    finally:
-        for p in procs:
-            if p.poll() is None:
-                p.kill()
+    failed = run_ranks(n, lambda r: [python, program, "--steps", str(steps),
+                                     "--dtype", "float32"],
+                       {"WEFT_COLLECTIVE_TIMES": prefix}, timeout, wrap)
     if any(failed):
         raise RuntimeError("running %s failed (exit %s)" % (program, failed))
     out = []

@@ -60,6 +60,36 @@ def free_port():
         return s.getsockname()[1]
 
 
+def run_ranks(n, argv_of, extra_env, timeout=600, wrap=None):
+    """Runs `argv_of(r)` for the n ranks of a local gloo world and returns
+    their exit codes. No LOCAL_* or GROUP_RANK: the plan may have several
+    nodes (one device each on a heterogeneous cluster); the runtime checks
+    them only when they are set. `wrap(r, argv)` may prefix a rank's
+    command (e.g. to enter a cgroup); by default rank r is pinned to core
+    r mod cores."""
+    port = free_port()
+    cores = sorted(os.sched_getaffinity(0))
+    procs = []
+    for r in range(n):
+        env = {k: v for k, v in os.environ.items()
+               if k not in ("LOCAL_RANK", "LOCAL_WORLD_SIZE", "GROUP_RANK")}
+        env.update(WORLD_SIZE=str(n), RANK=str(r), MASTER_ADDR="127.0.0.1",
+                   MASTER_PORT=str(port), OMP_NUM_THREADS="1",
+                   CUDA_VISIBLE_DEVICES="", **extra_env)
+        argv = argv_of(r)
+        if wrap:
+            argv = wrap(r, argv)
+        elif len(cores) > 1:
+            argv = ["taskset", "-c", str(cores[r % len(cores)])] + argv
+        procs.append(subprocess.Popen(argv, env=env, stdout=subprocess.DEVNULL))
+    try:
+        return [p.wait(timeout=timeout) for p in procs]
+    finally:
+        for p in procs:
+            if p.poll() is None:
+                p.kill()
+
+
 def record_plan(plan_dir, work, python, timeout=600, steps=2):
     """Runs `plan_dir`'s program on its ranks for `steps` steps (rank r
     pinned to core r mod cores); returns {key: call}, a call's "seconds"
@@ -67,29 +97,9 @@ def record_plan(plan_dir, work, python, timeout=600, steps=2):
     program = os.path.join(plan_dir, "torch", "program.py")
     n = ranks_of(plan_dir)
     out = os.path.join(work, "calls-%d.pkl" % abs(hash(plan_dir)))
-    port = free_port()
-    cores = sorted(os.sched_getaffinity(0))
-    procs = []
-    for r in range(n):
-        # No LOCAL_* or GROUP_RANK: the plan may have several nodes (one
-        # device each on a heterogeneous cluster); the runtime checks them
-        # only when they are set.
-        env = {k: v for k, v in os.environ.items()
-               if k not in ("LOCAL_RANK", "LOCAL_WORLD_SIZE", "GROUP_RANK")}
-        env.update(WORLD_SIZE=str(n), RANK=str(r), MASTER_ADDR="127.0.0.1",
-                   MASTER_PORT=str(port), OMP_NUM_THREADS="1",
-                   CUDA_VISIBLE_DEVICES="")
-        argv = [python, os.path.join(HERE, "profile_record.py"), out, program,
-                "--steps", str(steps), "--dtype", "float32"]
-        if len(cores) > 1:
-            argv = ["taskset", "-c", str(cores[r % len(cores)])] + argv
-        procs.append(subprocess.Popen(argv, env=env, stdout=subprocess.DEVNULL))
-    try:
-        failed = [p.wait(timeout=timeout) for p in procs]
-    finally:
-        for p in procs:
-            if p.poll() is None:
-                p.kill()
+    failed = run_ranks(n, lambda r: [
+        python, os.path.join(HERE, "profile_record.py"), out, program,
+        "--steps", str(steps), "--dtype", "float32"], {}, timeout)
     if any(failed):
         raise RuntimeError("recording %s failed (exit %s)" % (program, failed))
     calls = {}
