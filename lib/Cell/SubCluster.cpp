@@ -1,6 +1,7 @@
 //===- SubCluster.cpp - The cluster of one Cell ---------------------------===//
 
 #include "weft/Cell/SubCluster.h"
+#include "weft/Cluster/SpecBuild.h"
 #include "weft/Support/Error.h"
 #include "llvm/ADT/StringExtras.h"
 

@@ -9,6 +9,7 @@
 
 #include "weft/Cluster/ClusterSpec.h"
 #include "SpecYaml.h"
+#include "weft/Cluster/SpecBuild.h"
 #include "weft/Support/Error.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"

@@ -150,13 +150,6 @@ struct ClusterSpec {
 /// with one message `file:line:col: field 'f': what was found, what was
 /// expected`.
 llvm::Expected<ClusterSpec> loadClusterSpec(llvm::StringRef path);
-/// Appends `node` (name, type and links set) and its devices to a spec being
-/// built: sets `firstDevice` and each device's id, node and local rank.
-void appendNode(ClusterSpec &spec, Node node);
-/// Groups a built spec's devices into classes by (type, node shape, links),
-/// in order of first appearance (docs/ClusterSpec.md "Device classes");
-/// `spec.classes` must be empty.
-void buildDeviceClasses(ClusterSpec &spec);
 
 /// Parses spec text; `fileName` is used in messages and as the default name.
 llvm::Expected<ClusterSpec> parseClusterSpec(llvm::StringRef text,
